@@ -1,0 +1,374 @@
+//! [`DataType`]: the DLPack `DLDataType` as a value type.
+
+use core::fmt;
+use core::str::FromStr;
+
+use dlpack_grammar::{Bits, code};
+
+use crate::error::Error;
+use crate::ffi::DLDataTypeCode;
+
+/// A DLPack data type: the C struct `DLDataType` itself (`#[repr(C)]`, 4 bytes), so it crosses
+/// the ABI with no conversion.
+///
+/// A value read from foreign memory may hold any code, width and lane count; [`DataType::check`]
+/// says whether it is a data type this crate knows and, if not, why. Constructors come in two
+/// kinds: [`DataType::new`] builds any triple (a `const fn` for tables), and
+/// [`DataType::checked`] refuses what DLPack does not allow, with the reason.
+///
+/// The names follow TVM FFI: [`Display`](fmt::Display) prints the canonical name and
+/// [`FromStr`] parses it back, along with the aliases `i32`, `u8`, `f32`, `bf16`, `c64` and
+/// `fp8_e4m3fn`.
+///
+/// ```
+/// use dlpack_core::DataType;
+///
+/// assert_eq!(DataType::BF16.to_string(), "bfloat16");
+/// assert_eq!("f32".parse::<DataType>()?, DataType::F32);
+/// assert_eq!("float32x4".parse::<DataType>()?, DataType::F32.with_lanes(4));
+/// assert_eq!(DataType::FLOAT4_E2M1FN.size_in_bits(), 4);
+/// let err = "bfloat32".parse::<DataType>().unwrap_err();
+/// assert_eq!(err.to_string(), "`bfloat32` is not a data type: bfloat takes 16 bits, not 32");
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DataType {
+    /// Type code (`kDLFloat`, …).
+    pub code: DLDataTypeCode,
+    /// Bits of one lane.
+    pub bits: u8,
+    /// Number of lanes; 1 for a scalar.
+    pub lanes: u16,
+}
+
+/// Declares the named constants from the grammar's table, so that each (code, bits) is written
+/// once and a test checks that every name in the table has a constant.
+macro_rules! named {
+    ($($(#[$doc:meta])* $name:ident = $code:ident, $bits:literal;)*) => {
+        impl DataType {
+            $($(#[$doc])* pub const $name: Self = Self::new(DLDataTypeCode::$code, $bits, 1);)*
+        }
+        #[cfg(test)]
+        pub(crate) const NAMED_CONSTS: &[DataType] = &[$(DataType::$name),*];
+    };
+}
+
+named! {
+    /// `bool`: one byte per element.
+    BOOL = BOOL, 8;
+    /// `int8`.
+    I8 = INT, 8;
+    /// `int16`.
+    I16 = INT, 16;
+    /// `int32`.
+    I32 = INT, 32;
+    /// `int64`.
+    I64 = INT, 64;
+    /// `uint8`.
+    U8 = UINT, 8;
+    /// `uint16`.
+    U16 = UINT, 16;
+    /// `uint32`.
+    U32 = UINT, 32;
+    /// `uint64`.
+    U64 = UINT, 64;
+    /// `float16` (IEEE 754 binary16).
+    F16 = FLOAT, 16;
+    /// `bfloat16`.
+    BF16 = BFLOAT, 16;
+    /// `float32`.
+    F32 = FLOAT, 32;
+    /// `float64`.
+    F64 = FLOAT, 64;
+    /// `complex64`: two `float32`.
+    C64 = COMPLEX, 64;
+    /// `complex128`: two `float64`.
+    C128 = COMPLEX, 128;
+    /// `float8_e3m4`.
+    FLOAT8_E3M4 = FLOAT8_E3M4, 8;
+    /// `float8_e4m3`.
+    FLOAT8_E4M3 = FLOAT8_E4M3, 8;
+    /// `float8_e4m3b11fnuz`.
+    FLOAT8_E4M3B11FNUZ = FLOAT8_E4M3B11FNUZ, 8;
+    /// `float8_e4m3fn`.
+    FLOAT8_E4M3FN = FLOAT8_E4M3FN, 8;
+    /// `float8_e4m3fnuz`.
+    FLOAT8_E4M3FNUZ = FLOAT8_E4M3FNUZ, 8;
+    /// `float8_e5m2`.
+    FLOAT8_E5M2 = FLOAT8_E5M2, 8;
+    /// `float8_e5m2fnuz`.
+    FLOAT8_E5M2FNUZ = FLOAT8_E5M2FNUZ, 8;
+    /// `float8_e8m0fnu`.
+    FLOAT8_E8M0FNU = FLOAT8_E8M0FNU, 8;
+    /// `float6_e2m3fn`: 6 bits, packed unless the tensor says it is padded.
+    FLOAT6_E2M3FN = FLOAT6_E2M3FN, 6;
+    /// `float6_e3m2fn`: 6 bits, packed unless the tensor says it is padded.
+    FLOAT6_E3M2FN = FLOAT6_E3M2FN, 6;
+    /// `float4_e2m1fn`: 4 bits, packed unless the tensor says it is padded.
+    FLOAT4_E2M1FN = FLOAT4_E2M1FN, 4;
+    /// `bcomplex32`: two `bfloat16` (code added upstream after DLPack 1.3).
+    BCOMPLEX32 = BCOMPLEX, 32;
+    /// `handle`: an opaque 64-bit handle.
+    HANDLE = OPAQUE_HANDLE, 64;
+}
+
+impl DataType {
+    /// Any (code, bits, lanes) triple, unchecked: for tables and for values whose validity is
+    /// checked elsewhere. See [`DataType::checked`] for the validating constructor.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ffi::DLDataTypeCode};
+    /// const F32X4: DataType = DataType::new(DLDataTypeCode::FLOAT, 32, 4);
+    /// assert_eq!(F32X4.to_string(), "float32x4");
+    /// ```
+    #[inline]
+    pub const fn new(code: DLDataTypeCode, bits: u8, lanes: u16) -> Self {
+        Self { code, bits, lanes }
+    }
+
+    /// A triple that DLPack allows, or an error saying why it is not: an unknown code, 0 bits,
+    /// 0 lanes, a width the code does not take (fp8 ≠ 8, fp6 ≠ 6, fp4 ≠ 4, bool ≠ 8,
+    /// bfloat ≠ 16, odd complex).
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ffi::DLDataTypeCode};
+    /// assert_eq!(DataType::checked(DLDataTypeCode::FLOAT, 16, 1)?, DataType::F16);
+    /// let err = DataType::checked(DLDataTypeCode::FLOAT8_E5M2, 16, 1).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "invalid(code=12, bits=16, lanes=1) is not a valid data type: float8_e5m2 takes 8 bits, not 16"
+    /// );
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub const fn checked(code: DLDataTypeCode, bits: u8, lanes: u16) -> Result<Self, Error> {
+        let data_type = Self::new(code, bits, lanes);
+        match dlpack_grammar::check_data_type(code.0, bits, lanes) {
+            Ok(_) => Ok(data_type),
+            Err(reason) => Err(Error::InvalidDataType { data_type, reason }),
+        }
+    }
+
+    /// Whether this value is a data type DLPack allows; the error names the reason.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ffi::DLDataTypeCode};
+    /// assert!(DataType::F32.check().is_ok());
+    /// assert!(DataType::new(DLDataTypeCode(99), 8, 1).check().is_err());
+    /// assert!(DataType::F32.with_lanes(0).check().is_err());
+    /// ```
+    pub const fn check(&self) -> Result<(), Error> {
+        match dlpack_grammar::check_data_type(self.code.0, self.bits, self.lanes) {
+            Ok(_) => Ok(()),
+            Err(reason) => Err(Error::InvalidDataType {
+                data_type: *self,
+                reason,
+            }),
+        }
+    }
+
+    /// The type code.
+    #[inline]
+    pub const fn code(&self) -> DLDataTypeCode {
+        self.code
+    }
+
+    /// Bits of one lane.
+    #[inline]
+    pub const fn bits(&self) -> u8 {
+        self.bits
+    }
+
+    /// Number of lanes.
+    #[inline]
+    pub const fn lanes(&self) -> u16 {
+        self.lanes
+    }
+
+    /// The same type with `lanes` lanes (`float32` → `float32x4`).
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert_eq!(DataType::F32.with_lanes(4).to_string(), "float32x4");
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn with_lanes(self, lanes: u16) -> Self {
+        Self { lanes, ..self }
+    }
+
+    /// Size of one element in bits: `bits * lanes`. Sub-byte types are honest here: a
+    /// `float4_e2m1fn` is 4 bits.
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert_eq!(DataType::C64.size_in_bits(), 64);
+    /// assert_eq!(DataType::F16.with_lanes(3).size_in_bits(), 48);
+    /// assert_eq!(DataType::FLOAT6_E2M3FN.size_in_bits(), 6);
+    /// ```
+    #[inline]
+    pub const fn size_in_bits(&self) -> u32 {
+        self.bits as u32 * self.lanes as u32
+    }
+
+    /// Bytes one element occupies when elements are byte-aligned: `ceil(bits * lanes / 8)`, as
+    /// `dlpack.h` computes it (a padded `float4_e2m1fn` takes 1 byte). For the byte size of a
+    /// packed sub-byte array, use [`DataType::packed_size`].
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert_eq!(DataType::F32.itemsize(), 4);
+    /// assert_eq!(DataType::BOOL.itemsize(), 1);
+    /// assert_eq!(DataType::FLOAT4_E2M1FN.itemsize(), 1);
+    /// assert_eq!(DataType::F16.with_lanes(4).itemsize(), 8);
+    /// ```
+    #[inline]
+    pub const fn itemsize(&self) -> usize {
+        (self.size_in_bits() as usize).div_ceil(8)
+    }
+
+    /// Whether an element is smaller than a byte (fp4, fp6, `int4`, `uint1`, …), so that its
+    /// storage depends on `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`.
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert!(DataType::FLOAT4_E2M1FN.is_sub_byte());
+    /// assert!(!DataType::BOOL.is_sub_byte());
+    /// ```
+    #[inline]
+    pub const fn is_sub_byte(&self) -> bool {
+        self.size_in_bits() < 8
+    }
+
+    /// Bytes that `count` elements take packed back to back (sub-byte types share bytes, the
+    /// last one rounded up), or `None` on overflow.
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert_eq!(DataType::FLOAT4_E2M1FN.packed_size(3), Some(2));
+    /// assert_eq!(DataType::FLOAT6_E3M2FN.packed_size(4), Some(3));
+    /// assert_eq!(DataType::F64.packed_size(5), Some(40));
+    /// assert_eq!(DataType::F64.packed_size(usize::MAX), None);
+    /// ```
+    pub const fn packed_size(&self, count: usize) -> Option<usize> {
+        match count.checked_mul(self.size_in_bits() as usize) {
+            Some(bits) => Some(bits.div_ceil(8)),
+            None => None,
+        }
+    }
+
+    /// Whether values of this type are integers (signed, unsigned, or bool).
+    #[inline]
+    pub const fn is_integer(&self) -> bool {
+        matches!(self.code.0, code::INT | code::UINT | code::BOOL)
+    }
+
+    /// Whether values of this type are real floating point (IEEE, bfloat, fp8/fp6/fp4).
+    #[inline]
+    pub const fn is_float(&self) -> bool {
+        matches!(
+            self.code.0,
+            code::FLOAT | code::BFLOAT | code::FLOAT8_E3M4..=code::FLOAT4_E2M1FN
+        )
+    }
+
+    /// Whether values of this type are complex.
+    #[inline]
+    pub const fn is_complex(&self) -> bool {
+        matches!(self.code.0, code::COMPLEX | code::BCOMPLEX)
+    }
+
+    /// Whether the code's width is fixed by its format (`bool`, fp8, fp6, fp4).
+    pub const fn has_fixed_width(&self) -> bool {
+        matches!(dlpack_grammar::code_info(self.code.0), Some(info) if matches!(info.bits, Bits::Fixed(_)))
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        dlpack_grammar::write_data_type(f, self.code.0, self.bits, self.lanes)
+    }
+}
+
+impl fmt::Debug for DataType {
+    /// `DataType(float32)`, or the raw fields for a value that is not valid.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.check().is_ok() {
+            write!(f, "DataType({self})")
+        } else {
+            f.debug_struct("DataType")
+                .field("code", &self.code.0)
+                .field("bits", &self.bits)
+                .field("lanes", &self.lanes)
+                .finish()
+        }
+    }
+}
+
+impl FromStr for DataType {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match dlpack_grammar::parse_data_type(s) {
+            Ok((code, bits, lanes)) => Ok(Self::new(DLDataTypeCode(code), bits, lanes)),
+            Err(reason) => Err(Error::ParseDataType {
+                input: s.into(),
+                reason,
+            }),
+        }
+    }
+}
+
+impl From<DataType> for (u8, u8, u16) {
+    /// The `(code, bits, lanes)` tuple that `__dlpack_data_type__` returns.
+    fn from(value: DataType) -> Self {
+        (value.code.0, value.bits, value.lanes)
+    }
+}
+
+impl From<(u8, u8, u16)> for DataType {
+    /// From a `(code, bits, lanes)` tuple, unchecked like [`DataType::new`].
+    fn from((code, bits, lanes): (u8, u8, u16)) -> Self {
+        Self::new(DLDataTypeCode(code), bits, lanes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_named_type_has_a_constant() {
+        assert_eq!(NAMED_CONSTS.len(), dlpack_grammar::NAMED_DATA_TYPES.len());
+        for (c, &(name, code, bits)) in NAMED_CONSTS.iter().zip(dlpack_grammar::NAMED_DATA_TYPES) {
+            assert_eq!((c.code.0, c.bits, c.lanes), (code, bits, 1), "{name}");
+            assert_eq!(c.to_string(), name);
+            assert!(c.check().is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn invalid_values_display_their_fields() {
+        assert_eq!(
+            DataType::new(DLDataTypeCode(99), 8, 1).to_string(),
+            "unknown(code=99, bits=8, lanes=1)"
+        );
+        assert_eq!(
+            DataType::new(DLDataTypeCode::BOOL, 1, 1).to_string(),
+            "invalid(code=6, bits=1, lanes=1)"
+        );
+        assert_eq!(
+            format!("{:?}", DataType::new(DLDataTypeCode::BOOL, 1, 1)),
+            "DataType { code: 6, bits: 1, lanes: 1 }"
+        );
+        assert_eq!(format!("{:?}", DataType::BF16), "DataType(bfloat16)");
+    }
+
+    #[test]
+    fn classification() {
+        assert!(DataType::BOOL.is_integer());
+        assert!(DataType::FLOAT8_E8M0FNU.is_float() && DataType::FLOAT4_E2M1FN.is_float());
+        assert!(DataType::BCOMPLEX32.is_complex() && !DataType::F32.is_complex());
+        assert!(DataType::BOOL.has_fixed_width() && !DataType::I32.has_fixed_width());
+    }
+}

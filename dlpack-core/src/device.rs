@@ -1,0 +1,295 @@
+//! [`Device`]: the DLPack `DLDevice` as a value type.
+
+use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::str::FromStr;
+
+use crate::error::Error;
+use crate::ffi::DLDeviceType;
+
+/// A DLPack device: the C struct `DLDevice` itself (`#[repr(C)]`, 8 bytes), so it crosses the
+/// ABI with no conversion.
+///
+/// Equality is (type, id) equality after canonicalisation: for memory that belongs to no
+/// particular device (`cpu`, `cuda_host`, `cuda_managed`, `rocm_host`, …) `dlpack.h` says the
+/// id "is set to 0", so the id is ignored there and `cpu:1 == cpu`. For every other type, and
+/// for device types this crate does not know, the id counts. [`Hash`] agrees with this.
+///
+/// Names follow TVM FFI: [`Display`](fmt::Display) prints `cpu`, `cuda:0`, `cuda_host`,
+/// `rocm:1`, and [`FromStr`] parses them back; a bare indexed name (`cuda`) means id 0, and a
+/// negative id (`cuda:-1`) is an error.
+///
+/// ```
+/// use dlpack_core::Device;
+///
+/// assert_eq!(Device::cuda(1).to_string(), "cuda:1");
+/// assert_eq!("rocm:2".parse::<Device>()?, Device::rocm(2));
+/// assert_eq!("cpu".parse::<Device>()?, Device::CPU);
+/// assert_eq!(Device::new(Device::CPU.device_type, 1), Device::CPU);
+/// assert_ne!(Device::cuda(0), Device::cuda(1));
+/// assert_eq!(
+///     "cuda:-1".parse::<Device>().unwrap_err().to_string(),
+///     "`cuda:-1` is not a device: the device id after `:` must be a number from 0 to 2147483647, as in `cuda:0`"
+/// );
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Device {
+    /// The kind of device (`kDLCUDA`, …).
+    pub device_type: DLDeviceType,
+    /// Which device of that kind; 0 for host-side memory.
+    pub device_id: i32,
+}
+
+/// One constructor per device type whose id selects a device, and one constant per device
+/// type whose id is 0 by convention.
+macro_rules! constructors {
+    (indexed { $($(#[$doc:meta])* $fn:ident = $ty:ident;)* } plain { $($(#[$pdoc:meta])* $c:ident = $pty:ident;)* }) => {
+        impl Device {
+            $(
+                $(#[$doc])*
+                #[inline]
+                pub const fn $fn(id: i32) -> Self {
+                    Self::new(DLDeviceType::$ty, id)
+                }
+            )*
+            $($(#[$pdoc])* pub const $c: Self = Self::new(DLDeviceType::$pty, 0);)*
+        }
+    };
+}
+
+constructors! {
+    indexed {
+        /// `cuda:id`: memory on a CUDA GPU.
+        cuda = CUDA;
+        /// `rocm:id`: memory on an AMD GPU.
+        rocm = ROCM;
+        /// `opencl:id`.
+        opencl = OPENCL;
+        /// `vulkan:id`.
+        vulkan = VULKAN;
+        /// `metal:id`.
+        metal = METAL;
+        /// `oneapi:id`: oneAPI unified shared memory.
+        oneapi = ONEAPI;
+        /// `trn:id`: AWS Trainium.
+        trn = TRN;
+        /// `tpu:id` (device type added upstream after DLPack 1.3).
+        tpu = TPU;
+        /// `ascend:id` (device type added upstream after DLPack 1.3).
+        ascend = ASCEND;
+    }
+    plain {
+        /// `cpu`: host memory.
+        CPU = CPU;
+        /// `cuda_host`: pinned host memory (`cudaMallocHost`), readable by the CPU and every
+        /// CUDA device.
+        CUDA_HOST = CUDA_HOST;
+        /// `cuda_managed`: unified memory (`cudaMallocManaged`).
+        CUDA_MANAGED = CUDA_MANAGED;
+        /// `rocm_host`: pinned host memory (`hipMallocHost`).
+        ROCM_HOST = ROCM_HOST;
+        /// `vpi`: Verilog simulator buffer.
+        VPI = VPI;
+        /// `ext_dev`: the reserved extension device.
+        EXT_DEV = EXT_DEV;
+        /// `webgpu`.
+        WEBGPU = WEBGPU;
+        /// `hexagon`: Qualcomm Hexagon DSP.
+        HEXAGON = HEXAGON;
+        /// `maia`: Microsoft MAIA.
+        MAIA = MAIA;
+        /// `tpu_host`: TPU host memory (device type added upstream after DLPack 1.3).
+        TPU_HOST = TPU_HOST;
+    }
+}
+
+impl Device {
+    /// Any (type, id) pair, unchecked. See [`Device::checked`] for the validating constructor.
+    #[inline]
+    pub const fn new(device_type: DLDeviceType, device_id: i32) -> Self {
+        Self {
+            device_type,
+            device_id,
+        }
+    }
+
+    /// A device of a known type with a non-negative id, or an error saying what is wrong.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, ffi::DLDeviceType};
+    /// assert_eq!(Device::checked(DLDeviceType::CUDA, 2)?, Device::cuda(2));
+    /// assert!(Device::checked(DLDeviceType::CUDA, -1).is_err());
+    /// assert!(Device::checked(DLDeviceType(5), 0).is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub const fn checked(device_type: DLDeviceType, device_id: i32) -> Result<Self, Error> {
+        let device = Self::new(device_type, device_id);
+        match dlpack_grammar::check_device(device_type.0, device_id) {
+            Ok(_) => Ok(device),
+            Err(reason) => Err(Error::InvalidDevice { device, reason }),
+        }
+    }
+
+    /// Whether this is a device of a known type with a non-negative id.
+    pub const fn check(&self) -> Result<(), Error> {
+        match dlpack_grammar::check_device(self.device_type.0, self.device_id) {
+            Ok(_) => Ok(()),
+            Err(reason) => Err(Error::InvalidDevice {
+                device: *self,
+                reason,
+            }),
+        }
+    }
+
+    /// The device type.
+    #[inline]
+    pub const fn device_type(&self) -> DLDeviceType {
+        self.device_type
+    }
+
+    /// The device id.
+    #[inline]
+    pub const fn device_id(&self) -> i32 {
+        self.device_id
+    }
+
+    /// Whether the id of this device type selects one of several devices (`cuda`, `rocm`,
+    /// `opencl`, `vulkan`, `metal`, `oneapi`, `trn`, `tpu`, `ascend`, and every unknown type).
+    /// For the others the id is 0 by convention and ignored by equality.
+    pub const fn is_indexed(&self) -> bool {
+        match dlpack_grammar::device_info(self.device_type.0) {
+            Some(info) => info.indexed,
+            None => true,
+        }
+    }
+
+    /// The canonical form: the id set to 0 where the device type has no meaningful id.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// let pinned = Device::new(Device::CUDA_HOST.device_type, 3);
+    /// assert_eq!(pinned.canonical().device_id, 0);
+    /// assert_eq!(Device::cuda(3).canonical(), Device::cuda(3));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn canonical(self) -> Self {
+        if self.is_indexed() {
+            self
+        } else {
+            Self::new(self.device_type, 0)
+        }
+    }
+}
+
+impl PartialEq for Device {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.canonical(), other.canonical());
+        a.device_type == b.device_type && a.device_id == b.device_id
+    }
+}
+
+impl Eq for Device {}
+
+impl Hash for Device {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let c = self.canonical();
+        c.device_type.hash(state);
+        c.device_id.hash(state);
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        dlpack_grammar::write_device(f, self.device_type.0, self.device_id)
+    }
+}
+
+impl fmt::Debug for Device {
+    /// `Device(cuda:0)`, or the raw fields for a value that is not valid.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.check().is_ok() {
+            write!(f, "Device({self})")
+        } else {
+            f.debug_struct("Device")
+                .field("device_type", &self.device_type.0)
+                .field("device_id", &self.device_id)
+                .finish()
+        }
+    }
+}
+
+impl FromStr for Device {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match dlpack_grammar::parse_device(s) {
+            Ok((device_type, device_id)) => Ok(Self::new(DLDeviceType(device_type), device_id)),
+            Err(reason) => Err(Error::ParseDevice {
+                input: s.into(),
+                reason,
+            }),
+        }
+    }
+}
+
+impl From<Device> for (i32, i32) {
+    /// The `(device_type, device_id)` tuple that `__dlpack_device__` returns.
+    fn from(value: Device) -> Self {
+        (value.device_type.0, value.device_id)
+    }
+}
+
+impl From<(i32, i32)> for Device {
+    /// From a `(device_type, device_id)` tuple, unchecked like [`Device::new`].
+    fn from((device_type, device_id): (i32, i32)) -> Self {
+        Self::new(DLDeviceType(device_type), device_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn equality_ignores_ids_only_where_they_mean_nothing() {
+        assert_eq!(Device::new(DLDeviceType::CPU, 7), Device::CPU);
+        assert_eq!(
+            Device::new(DLDeviceType::CUDA_MANAGED, 1),
+            Device::CUDA_MANAGED
+        );
+        assert_ne!(Device::cuda(0), Device::cuda(1));
+        assert_ne!(
+            Device::new(DLDeviceType(99), 0),
+            Device::new(DLDeviceType(99), 1)
+        );
+        let set: HashSet<Device> = [Device::CPU, Device::new(DLDeviceType::CPU, 3)]
+            .into_iter()
+            .collect();
+        assert_eq!(set.len(), 1);
+    }
+
+    #[test]
+    fn display() {
+        assert_eq!(Device::CPU.to_string(), "cpu");
+        assert_eq!(Device::new(DLDeviceType::CPU, 2).to_string(), "cpu:2");
+        assert_eq!(Device::cuda(0).to_string(), "cuda:0");
+        assert_eq!(
+            Device::new(DLDeviceType(99), 1).to_string(),
+            "unknown(device_type=99, device_id=1)"
+        );
+        assert_eq!(
+            Device::cuda(-1).to_string(),
+            "invalid(device_type=2, device_id=-1)"
+        );
+        assert_eq!(
+            format!("{:?}", Device::cuda(-1)),
+            "Device { device_type: 2, device_id: -1 }"
+        );
+        assert_eq!(format!("{:?}", Device::CUDA_HOST), "Device(cuda_host)");
+    }
+}

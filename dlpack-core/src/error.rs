@@ -1,0 +1,181 @@
+//! The crate's [`Error`] type.
+
+use core::fmt;
+
+use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, InvalidDevice};
+
+use crate::data_type::DataType;
+use crate::device::Device;
+use crate::set::DeviceRange;
+
+/// Everything that can go wrong in this crate. Each variant carries the offending value, and
+/// each message names it and says what was expected.
+///
+/// ```
+/// use dlpack_core::{DataType, Error};
+///
+/// let err = "flaot32".parse::<DataType>().unwrap_err();
+/// assert!(matches!(err, Error::ParseDataType { .. }));
+/// assert!(err.to_string().contains("did you mean `float32`?"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A string is not a data type name.
+    ParseDataType {
+        /// The string.
+        input: Box<str>,
+        /// Why not.
+        reason: DataTypeNameError,
+    },
+    /// A string is not a device name.
+    ParseDevice {
+        /// The string.
+        input: Box<str>,
+        /// Why not.
+        reason: DeviceNameError,
+    },
+    /// A (code, bits, lanes) triple that DLPack does not allow.
+    InvalidDataType {
+        /// The value.
+        data_type: DataType,
+        /// Why not.
+        reason: InvalidDataType,
+    },
+    /// A (type, id) pair that DLPack does not allow.
+    InvalidDevice {
+        /// The value.
+        device: Device,
+        /// Why not.
+        reason: InvalidDevice,
+    },
+    /// A value of a user type has no DLPack data type (a `#[dlpack(skip)]` variant).
+    NoDataType {
+        /// The type, as `core::any::type_name` gives it.
+        type_name: &'static str,
+        /// The variant.
+        value: &'static str,
+    },
+    /// A value of a user type has no DLPack device (a `#[dlpack(skip)]` variant).
+    NoDevice {
+        /// The type, as `core::any::type_name` gives it.
+        type_name: &'static str,
+        /// The variant.
+        value: &'static str,
+    },
+    /// A user type has no value for a DLPack data type.
+    UnsupportedDataType {
+        /// The target type.
+        type_name: &'static str,
+        /// The data type asked for.
+        data_type: DataType,
+        /// What the target accepts.
+        supported: Box<[DataType]>,
+    },
+    /// A user type has no value for a DLPack device.
+    UnsupportedDevice {
+        /// The target type.
+        type_name: &'static str,
+        /// The device asked for.
+        device: Device,
+        /// What the target accepts.
+        supported: Box<[DeviceRange]>,
+    },
+    /// A device id that does not fit where it has to go: a DLPack id (`0..=i32::MAX`) or a
+    /// user type's id field (`u8`, `usize`, …). Ids are never truncated or wrapped.
+    DeviceIdOutOfRange {
+        /// The type whose id it is, or into which it was to go.
+        type_name: &'static str,
+        /// The id.
+        id: i128,
+        /// The least id that fits.
+        min: i128,
+        /// The greatest id that fits.
+        max: i128,
+    },
+    /// A message from user code (a hand-written trait implementation, an `id_with` function).
+    Message(Box<str>),
+}
+
+impl Error {
+    /// An error with a message of your own, for hand-written trait implementations.
+    ///
+    /// ```
+    /// let err = dlpack_core::Error::msg("context was destroyed");
+    /// assert_eq!(err.to_string(), "context was destroyed");
+    /// ```
+    pub fn msg(message: impl fmt::Display) -> Self {
+        Self::Message(message.to_string().into_boxed_str())
+    }
+}
+
+/// Writes `a, b, c` for a list of displayable values, or `nothing` for an empty one.
+struct List<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for List<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("nothing");
+        }
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ParseDataType { input, reason } => {
+                write!(f, "`{input}` is not a data type: {reason}")
+            }
+            Self::ParseDevice { input, reason } => write!(f, "`{input}` is not a device: {reason}"),
+            Self::InvalidDataType { data_type, reason } => {
+                write!(f, "{data_type} is not a valid data type: {reason}")
+            }
+            Self::InvalidDevice { device, reason } => {
+                write!(f, "{device} is not a valid device: {reason}")
+            }
+            Self::NoDataType { type_name, value } => {
+                write!(f, "{type_name}::{value} has no DLPack data type")
+            }
+            Self::NoDevice { type_name, value } => {
+                write!(f, "{type_name}::{value} has no DLPack device")
+            }
+            Self::UnsupportedDataType {
+                type_name,
+                data_type,
+                supported,
+            } => write!(
+                f,
+                "{type_name} has no DLPack data type for {data_type}; it supports: {}",
+                List(supported)
+            ),
+            Self::UnsupportedDevice {
+                type_name,
+                device,
+                supported,
+            } => write!(
+                f,
+                "{type_name} has no DLPack device for {device}; it supports: {}",
+                List(supported)
+            ),
+            Self::DeviceIdOutOfRange {
+                type_name,
+                id,
+                min,
+                max,
+            } => write!(
+                f,
+                "device id {id} is out of range for {type_name}: expected {min} to {max}"
+            ),
+            Self::Message(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

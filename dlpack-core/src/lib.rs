@@ -1,0 +1,54 @@
+//! DLPack for Rust tensor frameworks: the 1.3 ABI, the [`DataType`] and [`Device`] value types,
+//! derives for your own dtype and device types, and the `from_dlpack` dispatch of the
+//! array-API RFC "DLPack based exchange of dtype and Device".
+//!
+//! Array libraries already exchange tensors through DLPack. This crate lets them exchange the
+//! *descriptions* of tensors too: a dtype object answers `__dlpack_data_type__() -> (code, bits,
+//! lanes)`, a device answers `__dlpack_device__() -> (device_type, device_id)`, and
+//! [`from_dlpack`] converts between any two types that speak the protocol.
+//!
+//! ```
+//! use dlpack_core::{DataType, Device, DlpackDataType, DlpackDevice};
+//!
+//! // The value types are the C structs, with the names TVM FFI prints.
+//! let dt: DataType = "bfloat16".parse()?;
+//! assert_eq!(dt, DataType::BF16);
+//! assert_eq!((dt.code.0, dt.bits, dt.lanes), (4, 16, 1));
+//! assert_eq!(Device::cuda(1).to_string(), "cuda:1");
+//!
+//! // Both implement the protocol traits as the identity.
+//! assert_eq!(dt.dlpack_data_type()?, DataType::BF16);
+//! assert_eq!(Device::CPU.dlpack_device()?, Device::CPU);
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
+//!
+//! # Modules
+//!
+//! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
+//! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
+//!
+//! # Features
+//!
+//! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
+//! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
+//! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod convert;
+mod data_type;
+mod device;
+mod element;
+mod error;
+pub mod ffi;
+pub mod set;
+
+pub use convert::{DlpackDataType, DlpackDevice, FromDlpack, from_dlpack, kind, same_device};
+pub use data_type::DataType;
+pub use device::Device;
+pub use element::Element;
+pub use error::Error;
+
+/// The grammar's reasons, carried by [`Error`]'s parse and validation variants.
+pub mod reason {
+    pub use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, InvalidDevice};
+}
