@@ -184,6 +184,52 @@ impl Device {
     }
 }
 
+impl Device {
+    /// Whether code running on `self` may read memory that lives on `memory` without a copy.
+    ///
+    /// Equal devices always can (an unknown device type only to itself). Beyond that:
+    ///
+    /// | code on            | also reads memory on                                       |
+    /// |--------------------|------------------------------------------------------------|
+    /// | `cpu` (and the host-side kinds `cuda_host`, `cuda_managed`, `rocm_host`, `tpu_host`, which run code on the CPU) | `cpu`, `cuda_host`, `cuda_managed`, `rocm_host`, `tpu_host` |
+    /// | `cuda:n`           | `cuda_host`, `cuda_managed`                                |
+    /// | `rocm:n`           | `rocm_host`                                                |
+    /// | anything else      | nothing but itself                                         |
+    ///
+    /// `cuda:n` does not read `cuda:m` (peer access has to be enabled, so it is not assumed),
+    /// and `oneapi` memory may be host, shared or device USM, which only the oneAPI runtime can
+    /// tell, so it is accessible to itself alone.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// assert!(Device::CPU.can_access(Device::CUDA_HOST));
+    /// assert!(Device::CPU.can_access(Device::CUDA_MANAGED));
+    /// assert!(Device::cuda(0).can_access(Device::CUDA_HOST));
+    /// assert!(!Device::cuda(0).can_access(Device::cuda(1)));
+    /// assert!(!Device::CPU.can_access(Device::cuda(0)));
+    /// assert!(Device::rocm(1).can_access(Device::ROCM_HOST));
+    /// ```
+    pub const fn can_access(self, memory: Device) -> bool {
+        use dlpack_grammar::device_type as t;
+        let (me, memory) = (self.canonical(), memory.canonical());
+        if me.device_type.0 == memory.device_type.0 && me.device_id == memory.device_id {
+            return true;
+        }
+        const fn host_side(device_type: i32) -> bool {
+            matches!(
+                device_type,
+                t::CPU | t::CUDA_HOST | t::CUDA_MANAGED | t::ROCM_HOST | t::TPU_HOST
+            )
+        }
+        match me.device_type.0 {
+            ty if host_side(ty) => host_side(memory.device_type.0),
+            t::CUDA => matches!(memory.device_type.0, t::CUDA_HOST | t::CUDA_MANAGED),
+            t::ROCM => memory.device_type.0 == t::ROCM_HOST,
+            _ => false,
+        }
+    }
+}
+
 impl PartialEq for Device {
     #[inline]
     fn eq(&self, other: &Self) -> bool {

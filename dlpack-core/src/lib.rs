@@ -42,7 +42,9 @@ mod error;
 pub mod ffi;
 pub mod set;
 
-pub use convert::{DlpackDataType, DlpackDevice, FromDlpack, from_dlpack, kind, same_device};
+pub use convert::{
+    DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
+};
 pub use data_type::DataType;
 pub use device::Device;
 pub use element::Element;
