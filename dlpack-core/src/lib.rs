@@ -26,6 +26,7 @@
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
+//! - `sys` (feature `dlpack-sys`): zero-cost conversions to and from the `dlpack-sys` types.
 //!
 //! # Features
 //!
@@ -41,6 +42,9 @@ mod element;
 mod error;
 pub mod ffi;
 pub mod set;
+#[cfg(feature = "dlpack-sys")]
+#[cfg_attr(docsrs, doc(cfg(feature = "dlpack-sys")))]
+pub mod sys;
 
 pub use convert::{
     DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
