@@ -75,6 +75,10 @@ const _: () = {
     assert!(size_of::<DLDataTypeCode>() == size_of::<u8>());
 };
 
+/// ```
+/// let theirs = dlpack_sys::DLDevice { device_type: dlpack_sys::DLDeviceType_kDLROCM, device_id: 2 };
+/// assert_eq!(dlpack_core::Device::from(theirs), dlpack_core::Device::rocm(2));
+/// ```
 impl From<dlpack_sys::DLDevice> for Device {
     /// The same device; the device type's bits are kept as they are.
     #[inline]
@@ -85,6 +89,10 @@ impl From<dlpack_sys::DLDevice> for Device {
     }
 }
 
+/// ```
+/// let theirs = dlpack_sys::DLDevice::from(dlpack_core::Device::CUDA_HOST);
+/// assert_eq!(theirs.device_type, dlpack_sys::DLDeviceType_kDLCUDAHost);
+/// ```
 impl From<Device> for dlpack_sys::DLDevice {
     /// The same device; the device type's bits are kept as they are.
     #[inline]
@@ -96,6 +104,10 @@ impl From<Device> for dlpack_sys::DLDevice {
     }
 }
 
+/// ```
+/// let theirs = dlpack_sys::DLDataType { code: 2, bits: 16, lanes: 1 };
+/// assert_eq!(dlpack_core::DataType::from(theirs), dlpack_core::DataType::F16);
+/// ```
 impl From<dlpack_sys::DLDataType> for DataType {
     /// The same triple, unchecked like [`DataType::new`].
     #[inline]
@@ -108,6 +120,10 @@ impl From<dlpack_sys::DLDataType> for DataType {
     }
 }
 
+/// ```
+/// let theirs = dlpack_sys::DLDataType::from(dlpack_core::DataType::C64.with_lanes(2));
+/// assert_eq!((theirs.code, theirs.bits, theirs.lanes), (5, 64, 2));
+/// ```
 impl From<DataType> for dlpack_sys::DLDataType {
     /// The same triple.
     #[inline]
@@ -120,6 +136,12 @@ impl From<DataType> for dlpack_sys::DLDataType {
     }
 }
 
+/// ```
+/// use dlpack_core::{DataType, ffi::DLTensor};
+/// let mut theirs = dlpack_sys::DLTensor::default();
+/// theirs.dtype = DataType::I32.into();
+/// assert_eq!(DLTensor::from(theirs).dtype, DataType::I32);
+/// ```
 impl From<dlpack_sys::DLTensor> for ffi::DLTensor {
     /// The same descriptor: the pointers are copied, nothing is dereferenced.
     #[inline]
@@ -136,6 +158,12 @@ impl From<dlpack_sys::DLTensor> for ffi::DLTensor {
     }
 }
 
+/// ```
+/// use dlpack_core::{Device, ffi::DLTensor};
+/// let mut ours = DLTensor::from(dlpack_sys::DLTensor::default());
+/// ours.device = Device::cuda(1);
+/// assert_eq!(dlpack_sys::DLTensor::from(ours).device.device_id, 1);
+/// ```
 impl From<ffi::DLTensor> for dlpack_sys::DLTensor {
     /// The same descriptor: the pointers are copied, nothing is dereferenced.
     #[inline]
@@ -161,9 +189,10 @@ impl From<ffi::DLTensor> for dlpack_sys::DLTensor {
 /// are ABI-compatible with each other, so a deleter written for either struct may be called
 /// through the other's type.
 macro_rules! views {
-    ($ours:ty, $theirs:ty, $name:literal) => {
+    ($ours:ty, $theirs:ty, $name:literal, $ndim:literal) => {
         impl $ours {
             #[doc = concat!("This ", $name, " as a `dlpack_sys::", $name, "`, in place.")]
+            #[doc = views!(@example $name, $ndim)]
             #[inline]
             pub fn as_sys(&self) -> &$theirs {
                 // SAFETY: identical layout and compatible field validity (see `views!`); the
@@ -172,6 +201,7 @@ macro_rules! views {
             }
 
             #[doc = concat!("This ", $name, " as a mutable `dlpack_sys::", $name, "`, in place.")]
+            #[doc = views!(@example $name, $ndim)]
             #[inline]
             pub fn as_sys_mut(&mut self) -> &mut $theirs {
                 // SAFETY: as in `as_sys`; whatever is written through the view is valid for
@@ -180,6 +210,7 @@ macro_rules! views {
             }
 
             #[doc = concat!("A `dlpack_sys::", $name, "` as ours, in place.")]
+            #[doc = views!(@example $name, $ndim)]
             #[inline]
             pub fn from_sys(sys: &$theirs) -> &Self {
                 // SAFETY: identical layout and compatible field validity (see `views!`).
@@ -187,6 +218,7 @@ macro_rules! views {
             }
 
             #[doc = concat!("A mutable `dlpack_sys::", $name, "` as ours, in place.")]
+            #[doc = views!(@example $name, $ndim)]
             #[inline]
             pub fn from_sys_mut(sys: &mut $theirs) -> &mut Self {
                 // SAFETY: as in `from_sys`; writes through the view stay valid for the twin.
@@ -194,13 +226,42 @@ macro_rules! views {
             }
         }
     };
+    (@example $name:literal, $ndim:literal) => {
+        concat!(
+            "\n```\n",
+            "use dlpack_core::ffi::",
+            $name,
+            ";\n",
+            "let mut theirs = dlpack_sys::",
+            $name,
+            "::default();\n",
+            "let ours: &mut ",
+            $name,
+            " = ",
+            $name,
+            "::from_sys_mut(&mut theirs);\n",
+            "ours.",
+            $ndim,
+            " = 2;\n",
+            "ours.as_sys_mut().",
+            $ndim,
+            " += 1;\n",
+            "assert_eq!(",
+            $name,
+            "::from_sys(&theirs).as_sys().",
+            $ndim,
+            ", 3);\n",
+            "```",
+        )
+    };
 }
 
-views!(ffi::DLTensor, dlpack_sys::DLTensor, "DLTensor");
+views!(ffi::DLTensor, dlpack_sys::DLTensor, "DLTensor", "ndim");
 views!(
     ffi::DLManagedTensor,
     dlpack_sys::DLManagedTensor,
-    "DLManagedTensor"
+    "DLManagedTensor",
+    "dl_tensor.ndim"
 );
 
 impl ffi::DLManagedTensor {
@@ -226,6 +287,16 @@ impl ffi::DLManagedTensor {
 
     /// A `dlpack_sys` managed tensor pointer as ours: the same address, retyped. See
     /// [`as_sys_ptr`](Self::as_sys_ptr).
+    ///
+    /// ```
+    /// use dlpack_core::ffi::DLManagedTensor;
+    ///
+    /// let mut theirs = dlpack_sys::DLManagedTensor::default();
+    /// theirs.dl_tensor.ndim = 3;
+    /// let ours = DLManagedTensor::from_sys_ptr(&raw mut theirs);
+    /// // SAFETY: `ours` points to `theirs`, alive, with an identical layout.
+    /// assert_eq!(unsafe { (*ours).dl_tensor.ndim }, 3);
+    /// ```
     #[inline]
     pub const fn from_sys_ptr(ptr: *mut dlpack_sys::DLManagedTensor) -> *mut Self {
         ptr.cast()

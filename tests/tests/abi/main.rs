@@ -83,26 +83,16 @@ const POST_1_3: &[(&str, i64, i64, &str)] = &[
         "kDLBcomplex",
         18,
         DLDataTypeCode::BCOMPLEX.0 as i64,
-        "pub const BCOMPLEX: Self",
+        "BCOMPLEX = ",
     ),
-    (
-        "kDLTPU",
-        19,
-        DLDeviceType::TPU.0 as i64,
-        "pub const TPU: Self",
-    ),
+    ("kDLTPU", 19, DLDeviceType::TPU.0 as i64, "TPU = "),
     (
         "kDLTPUHost",
         20,
         DLDeviceType::TPU_HOST.0 as i64,
-        "pub const TPU_HOST: Self",
+        "TPU_HOST = ",
     ),
-    (
-        "kDLAscend",
-        21,
-        DLDeviceType::ASCEND.0 as i64,
-        "pub const ASCEND: Self",
-    ),
+    ("kDLAscend", 21, DLDeviceType::ASCEND.0 as i64, "ASCEND = "),
 ];
 
 /// The flag macros of DLPack 1.3 with their Rust constants.
