@@ -6,7 +6,8 @@
 //! what Rust says (`size_of`, `align_of`, `offset_of!`, the `ffi` constants).
 //!
 //! - DLPack 1.3: the header shipped in the `apache-tvm-ffi` wheel, from `$DLPACK_H` or found
-//!   with `python3 -c "import tvm_ffi"` (install it with `pip install apache-tvm-ffi`).
+//!   by asking Python where `tvm_ffi` is installed (`$PYTHON`, or `python3`; install it with
+//!   `pip install apache-tvm-ffi`).
 //! - DLPack 0.7, for the legacy structs: the header bundled in the `dlpack-sys` 0.1 crate, from
 //!   `$DLPACK_SYS_H` or found in cargo's registry (`cargo fetch` puts it there).
 //!
