@@ -26,17 +26,39 @@ use crate::set::{DataTypeSet, DeviceSet};
 pub trait DlpackDataType: Sized {
     /// Every data type [`dlpack_data_type`](Self::dlpack_data_type) can return. Defaults to
     /// [`DataTypeSet::ALL`] (unknown, so anything).
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, DlpackDataType};
+    /// assert!(<DataType as DlpackDataType>::PRODUCES.contains(DataType::F32));
+    /// ```
     const PRODUCES: DataTypeSet = DataTypeSet::ALL;
     /// Every data type [`from_dlpack_data_type`](Self::from_dlpack_data_type) accepts. Defaults
     /// to [`DataTypeSet::EMPTY`] (nothing is proven accepted).
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, DlpackDataType};
+    /// assert!(<DataType as DlpackDataType>::ACCEPTS.contains(DataType::BF16));
+    /// ```
     const ACCEPTS: DataTypeSet = DataTypeSet::EMPTY;
 
     /// What `__dlpack_data_type__` returns for this value: an error for a value with no DLPack
     /// equivalent.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, DlpackDataType};
+    /// assert_eq!(DataType::I64.dlpack_data_type()?, DataType::I64);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn dlpack_data_type(&self) -> Result<DataType, Error>;
 
     /// The value for a DLPack data type: an error naming the type, the data type and what the
     /// type supports when it has none.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, DlpackDataType};
+    /// assert_eq!(DataType::from_dlpack_data_type(DataType::U8)?, DataType::U8);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn from_dlpack_data_type(data_type: DataType) -> Result<Self, Error>;
 }
 
@@ -60,20 +82,50 @@ pub trait DlpackDataType: Sized {
 pub trait DlpackDevice: Sized {
     /// Every device [`dlpack_device`](Self::dlpack_device) can return. Defaults to
     /// [`DeviceSet::ALL`] (unknown, so anything).
+    ///
+    /// ```
+    /// use dlpack_core::{Device, DlpackDevice};
+    /// assert!(<Device as DlpackDevice>::PRODUCES.contains(Device::cuda(0)));
+    /// ```
     const PRODUCES: DeviceSet = DeviceSet::ALL;
     /// Every device [`from_dlpack_device`](Self::from_dlpack_device) accepts. Defaults to
     /// [`DeviceSet::EMPTY`] (nothing is proven accepted).
+    ///
+    /// ```
+    /// use dlpack_core::{Device, DlpackDevice};
+    /// assert!(<Device as DlpackDevice>::ACCEPTS.contains(Device::metal(0)));
+    /// ```
     const ACCEPTS: DeviceSet = DeviceSet::EMPTY;
 
     /// What `__dlpack_device__` returns for this value: an error for a value with no DLPack
     /// equivalent.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, DlpackDevice};
+    /// assert_eq!(Device::CPU.dlpack_device()?, Device::CPU);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn dlpack_device(&self) -> Result<Device, Error>;
 
     /// The value for a DLPack device: an error naming the type, the device and what the type
     /// supports when it has none, or when the id does not fit.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, DlpackDevice};
+    /// assert_eq!(Device::from_dlpack_device(Device::trn(1))?, Device::trn(1));
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn from_dlpack_device(device: Device) -> Result<Self, Error>;
 }
 
+/// The identity: a [`DataType`] is its own DLPack data type, and accepts every one.
+///
+/// ```
+/// use dlpack_core::{DataType, DlpackDataType};
+/// assert_eq!(DataType::BF16.dlpack_data_type()?, DataType::BF16);
+/// assert!(<DataType as DlpackDataType>::ACCEPTS.is_all());
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl DlpackDataType for DataType {
     const PRODUCES: DataTypeSet = DataTypeSet::ALL;
     const ACCEPTS: DataTypeSet = DataTypeSet::ALL;
@@ -89,6 +141,14 @@ impl DlpackDataType for DataType {
     }
 }
 
+/// The identity: a [`Device`] is its own DLPack device, and accepts every one.
+///
+/// ```
+/// use dlpack_core::{Device, DlpackDevice};
+/// assert_eq!(Device::from_dlpack_device(Device::rocm(2))?, Device::rocm(2));
+/// assert!(<Device as DlpackDevice>::PRODUCES.is_all());
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl DlpackDevice for Device {
     const PRODUCES: DeviceSet = DeviceSet::ALL;
     const ACCEPTS: DeviceSet = DeviceSet::ALL;
@@ -105,18 +165,58 @@ impl DlpackDevice for Device {
 }
 
 /// Markers that tell [`from_dlpack`] which protocol a conversion goes through. They are
-/// inferred; you never name them.
+/// inferred; you never need to name them, though you may.
+///
+/// ```
+/// use dlpack_core::{DataType, from_dlpack, kind::DataTypeKind};
+///
+/// let inferred: DataType = from_dlpack(&DataType::F16)?;
+/// let spelled = from_dlpack::<DataType, _, DataTypeKind>(&DataType::F16)?;
+/// assert_eq!(inferred, spelled);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 pub mod kind {
     /// Through `__dlpack_data_type__`: [`DlpackDataType`](crate::DlpackDataType) on both sides.
+    /// Uninhabited: it exists only as a type parameter.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, FromDlpack, kind::DataTypeKind};
+    /// let dt = <DataType as FromDlpack<DataType, DataTypeKind>>::from_dlpack(&DataType::I8)?;
+    /// assert_eq!(dt, DataType::I8);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     #[derive(Debug)]
     pub enum DataTypeKind {}
     /// Through `__dlpack_device__`: [`DlpackDevice`](crate::DlpackDevice) on both sides.
+    /// Uninhabited: it exists only as a type parameter.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, FromDlpack, kind::DeviceKind};
+    /// let dev = <Device as FromDlpack<Device, DeviceKind>>::from_dlpack(&Device::CPU)?;
+    /// assert_eq!(dev, Device::CPU);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     #[derive(Debug)]
     pub enum DeviceKind {}
 }
 
 /// A conversion [`from_dlpack`] can make from `Src`. Implemented for every pair of data types
 /// and every pair of devices; `K` is inferred.
+///
+/// Use it as a bound to accept "anything `from_dlpack` can turn into a `T`":
+///
+/// ```
+/// use dlpack_core::{DataType, Device, Error, FromDlpack};
+///
+/// fn describe<Src, K>(src: &Src) -> Result<String, Error>
+/// where
+///     DataType: FromDlpack<Src, K>,
+/// {
+///     Ok(DataType::from_dlpack(src)?.to_string())
+/// }
+/// assert_eq!(describe(&DataType::F32)?, "float32");
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`from_dlpack` cannot make a `{Self}` from a `{Src}`",
     label = "`{Src}` is not the same kind of DLPack value as `{Self}`",
@@ -125,9 +225,22 @@ pub mod kind {
 )]
 pub trait FromDlpack<Src: ?Sized, K>: Sized {
     /// Converts `src`.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, FromDlpack};
+    /// assert_eq!(Device::from_dlpack(&Device::ROCM_HOST)?, Device::ROCM_HOST);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn from_dlpack(src: &Src) -> Result<Self, Error>;
 }
 
+/// A data type from any data type, through [`DataType`].
+///
+/// ```
+/// use dlpack_core::{DataType, FromDlpack};
+/// assert_eq!(DataType::from_dlpack(&DataType::U16)?, DataType::U16);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<T: DlpackDataType, S: DlpackDataType> FromDlpack<S, kind::DataTypeKind> for T {
     #[inline]
     fn from_dlpack(src: &S) -> Result<Self, Error> {
@@ -135,6 +248,13 @@ impl<T: DlpackDataType, S: DlpackDataType> FromDlpack<S, kind::DataTypeKind> for
     }
 }
 
+/// A device from any device, through [`Device`].
+///
+/// ```
+/// use dlpack_core::{Device, FromDlpack};
+/// assert_eq!(Device::from_dlpack(&Device::cuda(2))?, Device::cuda(2));
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<T: DlpackDevice, S: DlpackDevice> FromDlpack<S, kind::DeviceKind> for T {
     #[inline]
     fn from_dlpack(src: &S) -> Result<Self, Error> {

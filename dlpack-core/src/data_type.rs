@@ -45,9 +45,22 @@ pub struct DataType {
 /// Declares the named constants from the grammar's table, so that each (code, bits) is written
 /// once and a test checks that every name in the table has a constant.
 macro_rules! named {
-    ($($(#[$doc:meta])* $name:ident = $code:ident, $bits:literal;)*) => {
+    ($($(#[$doc:meta])* $name:ident = $code:ident, $bits:literal, $str:literal;)*) => {
         impl DataType {
-            $($(#[$doc])* pub const $name: Self = Self::new(DLDataTypeCode::$code, $bits, 1);)*
+            $(
+                $(#[$doc])*
+                ///
+                #[doc = concat!(
+                    "```\n",
+                    "use dlpack_core::DataType;\n",
+                    "assert_eq!(DataType::", stringify!($name), ".to_string(), \"", $str, "\");\n",
+                    "assert_eq!(\"", $str, "\".parse::<DataType>()?, DataType::", stringify!($name), ");\n",
+                    "assert_eq!(DataType::", stringify!($name), ".bits, ", stringify!($bits), ");\n",
+                    "# Ok::<(), dlpack_core::Error>(())\n",
+                    "```",
+                )]
+                pub const $name: Self = Self::new(DLDataTypeCode::$code, $bits, 1);
+            )*
         }
         #[cfg(test)]
         pub(crate) const NAMED_CONSTS: &[DataType] = &[$(DataType::$name),*];
@@ -56,61 +69,61 @@ macro_rules! named {
 
 named! {
     /// `bool`: one byte per element.
-    BOOL = BOOL, 8;
+    BOOL = BOOL, 8, "bool";
     /// `int8`.
-    I8 = INT, 8;
+    I8 = INT, 8, "int8";
     /// `int16`.
-    I16 = INT, 16;
+    I16 = INT, 16, "int16";
     /// `int32`.
-    I32 = INT, 32;
+    I32 = INT, 32, "int32";
     /// `int64`.
-    I64 = INT, 64;
+    I64 = INT, 64, "int64";
     /// `uint8`.
-    U8 = UINT, 8;
+    U8 = UINT, 8, "uint8";
     /// `uint16`.
-    U16 = UINT, 16;
+    U16 = UINT, 16, "uint16";
     /// `uint32`.
-    U32 = UINT, 32;
+    U32 = UINT, 32, "uint32";
     /// `uint64`.
-    U64 = UINT, 64;
+    U64 = UINT, 64, "uint64";
     /// `float16` (IEEE 754 binary16).
-    F16 = FLOAT, 16;
+    F16 = FLOAT, 16, "float16";
     /// `bfloat16`.
-    BF16 = BFLOAT, 16;
+    BF16 = BFLOAT, 16, "bfloat16";
     /// `float32`.
-    F32 = FLOAT, 32;
+    F32 = FLOAT, 32, "float32";
     /// `float64`.
-    F64 = FLOAT, 64;
+    F64 = FLOAT, 64, "float64";
     /// `complex64`: two `float32`.
-    C64 = COMPLEX, 64;
+    C64 = COMPLEX, 64, "complex64";
     /// `complex128`: two `float64`.
-    C128 = COMPLEX, 128;
+    C128 = COMPLEX, 128, "complex128";
     /// `float8_e3m4`.
-    FLOAT8_E3M4 = FLOAT8_E3M4, 8;
+    FLOAT8_E3M4 = FLOAT8_E3M4, 8, "float8_e3m4";
     /// `float8_e4m3`.
-    FLOAT8_E4M3 = FLOAT8_E4M3, 8;
+    FLOAT8_E4M3 = FLOAT8_E4M3, 8, "float8_e4m3";
     /// `float8_e4m3b11fnuz`.
-    FLOAT8_E4M3B11FNUZ = FLOAT8_E4M3B11FNUZ, 8;
+    FLOAT8_E4M3B11FNUZ = FLOAT8_E4M3B11FNUZ, 8, "float8_e4m3b11fnuz";
     /// `float8_e4m3fn`.
-    FLOAT8_E4M3FN = FLOAT8_E4M3FN, 8;
+    FLOAT8_E4M3FN = FLOAT8_E4M3FN, 8, "float8_e4m3fn";
     /// `float8_e4m3fnuz`.
-    FLOAT8_E4M3FNUZ = FLOAT8_E4M3FNUZ, 8;
+    FLOAT8_E4M3FNUZ = FLOAT8_E4M3FNUZ, 8, "float8_e4m3fnuz";
     /// `float8_e5m2`.
-    FLOAT8_E5M2 = FLOAT8_E5M2, 8;
+    FLOAT8_E5M2 = FLOAT8_E5M2, 8, "float8_e5m2";
     /// `float8_e5m2fnuz`.
-    FLOAT8_E5M2FNUZ = FLOAT8_E5M2FNUZ, 8;
+    FLOAT8_E5M2FNUZ = FLOAT8_E5M2FNUZ, 8, "float8_e5m2fnuz";
     /// `float8_e8m0fnu`.
-    FLOAT8_E8M0FNU = FLOAT8_E8M0FNU, 8;
+    FLOAT8_E8M0FNU = FLOAT8_E8M0FNU, 8, "float8_e8m0fnu";
     /// `float6_e2m3fn`: 6 bits, packed unless the tensor says it is padded.
-    FLOAT6_E2M3FN = FLOAT6_E2M3FN, 6;
+    FLOAT6_E2M3FN = FLOAT6_E2M3FN, 6, "float6_e2m3fn";
     /// `float6_e3m2fn`: 6 bits, packed unless the tensor says it is padded.
-    FLOAT6_E3M2FN = FLOAT6_E3M2FN, 6;
+    FLOAT6_E3M2FN = FLOAT6_E3M2FN, 6, "float6_e3m2fn";
     /// `float4_e2m1fn`: 4 bits, packed unless the tensor says it is padded.
-    FLOAT4_E2M1FN = FLOAT4_E2M1FN, 4;
+    FLOAT4_E2M1FN = FLOAT4_E2M1FN, 4, "float4_e2m1fn";
     /// `bcomplex32`: two `bfloat16` (code added upstream after DLPack 1.3).
-    BCOMPLEX32 = BCOMPLEX, 32;
+    BCOMPLEX32 = BCOMPLEX, 32, "bcomplex32";
     /// `handle`: an opaque 64-bit handle.
-    HANDLE = OPAQUE_HANDLE, 64;
+    HANDLE = OPAQUE_HANDLE, 64, "handle";
 }
 
 impl DataType {
@@ -168,18 +181,35 @@ impl DataType {
     }
 
     /// The type code.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ffi::DLDataTypeCode};
+    /// assert_eq!(DataType::BF16.code(), DLDataTypeCode::BFLOAT);
+    /// ```
     #[inline]
     pub const fn code(&self) -> DLDataTypeCode {
         self.code
     }
 
     /// Bits of one lane.
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert_eq!(DataType::F32.with_lanes(4).bits(), 32);
+    /// ```
     #[inline]
     pub const fn bits(&self) -> u8 {
         self.bits
     }
 
     /// Number of lanes.
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert_eq!(DataType::F32.lanes(), 1);
+    /// assert_eq!("int8x16".parse::<DataType>()?.lanes(), 16);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     #[inline]
     pub const fn lanes(&self) -> u16 {
         self.lanes
@@ -258,12 +288,24 @@ impl DataType {
     }
 
     /// Whether values of this type are integers (signed, unsigned, or bool).
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert!(DataType::U8.is_integer() && DataType::BOOL.is_integer());
+    /// assert!(!DataType::F16.is_integer());
+    /// ```
     #[inline]
     pub const fn is_integer(&self) -> bool {
         matches!(self.code.0, code::INT | code::UINT | code::BOOL)
     }
 
     /// Whether values of this type are real floating point (IEEE, bfloat, fp8/fp6/fp4).
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert!(DataType::BF16.is_float() && DataType::FLOAT8_E5M2.is_float());
+    /// assert!(!DataType::C64.is_float());
+    /// ```
     #[inline]
     pub const fn is_float(&self) -> bool {
         matches!(
@@ -273,17 +315,38 @@ impl DataType {
     }
 
     /// Whether values of this type are complex.
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert!(DataType::C128.is_complex() && DataType::BCOMPLEX32.is_complex());
+    /// assert!(!DataType::F64.is_complex());
+    /// ```
     #[inline]
     pub const fn is_complex(&self) -> bool {
         matches!(self.code.0, code::COMPLEX | code::BCOMPLEX)
     }
 
-    /// Whether the code's width is fixed by its format (`bool`, fp8, fp6, fp4).
+    /// Whether the code's width is fixed by its format (`bool`, fp8, fp6, fp4), so that its name
+    /// carries no bit count.
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// assert!(DataType::FLOAT6_E3M2FN.has_fixed_width());
+    /// assert!(!DataType::I32.has_fixed_width()); // `int32`, `int4`, … all exist
+    /// ```
     pub const fn has_fixed_width(&self) -> bool {
         matches!(dlpack_grammar::code_info(self.code.0), Some(info) if matches!(info.bits, Bits::Fixed(_)))
     }
 }
 
+/// The canonical name, as TVM FFI prints it; a value [`DataType::check`] refuses prints as
+/// `unknown(…)` or `invalid(…)`, which no parser accepts.
+///
+/// ```
+/// use dlpack_core::{DataType, ffi::DLDataTypeCode};
+/// assert_eq!(DataType::F32.with_lanes(4).to_string(), "float32x4");
+/// assert_eq!(DataType::new(DLDataTypeCode(99), 8, 1).to_string(), "unknown(code=99, bits=8, lanes=1)");
+/// ```
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         dlpack_grammar::write_data_type(f, self.code.0, self.bits, self.lanes)
@@ -305,6 +368,16 @@ impl fmt::Debug for DataType {
     }
 }
 
+/// Parses a canonical name or an alias (`i32`, `u8`, `f32`, `bf16`, `c64`, `fp8_e4m3fn`), with
+/// optional lanes (`float32x4`).
+///
+/// ```
+/// use dlpack_core::DataType;
+/// assert_eq!("bf16".parse::<DataType>()?, DataType::BF16);
+/// assert_eq!("fp8_e4m3fnx2".parse::<DataType>()?, DataType::FLOAT8_E4M3FN.with_lanes(2));
+/// assert!("float".parse::<DataType>().is_err()); // needs a width
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl FromStr for DataType {
     type Err = Error;
 
@@ -319,6 +392,12 @@ impl FromStr for DataType {
     }
 }
 
+/// The `(code, bits, lanes)` tuple that `__dlpack_data_type__` returns.
+///
+/// ```
+/// use dlpack_core::DataType;
+/// assert_eq!(<(u8, u8, u16)>::from(DataType::BF16), (4, 16, 1));
+/// ```
 impl From<DataType> for (u8, u8, u16) {
     /// The `(code, bits, lanes)` tuple that `__dlpack_data_type__` returns.
     fn from(value: DataType) -> Self {
@@ -326,6 +405,13 @@ impl From<DataType> for (u8, u8, u16) {
     }
 }
 
+/// From a `(code, bits, lanes)` tuple, unchecked like [`DataType::new`].
+///
+/// ```
+/// use dlpack_core::DataType;
+/// assert_eq!(DataType::from((2, 16, 1)), DataType::F16);
+/// assert!(DataType::from((2, 0, 1)).check().is_err()); // unchecked: validate foreign values
+/// ```
 impl From<(u8, u8, u16)> for DataType {
     /// From a `(code, bits, lanes)` tuple, unchecked like [`DataType::new`].
     fn from((code, bits, lanes): (u8, u8, u16)) -> Self {

@@ -45,16 +45,42 @@ pub struct Device {
 /// One constructor per device type whose id selects a device, and one constant per device
 /// type whose id is 0 by convention.
 macro_rules! constructors {
-    (indexed { $($(#[$doc:meta])* $fn:ident = $ty:ident;)* } plain { $($(#[$pdoc:meta])* $c:ident = $pty:ident;)* }) => {
+    (
+        indexed { $($(#[$doc:meta])* $fn:ident = $ty:ident;)* }
+        plain { $($(#[$pdoc:meta])* $c:ident = $pty:ident, $name:literal;)* }
+    ) => {
         impl Device {
             $(
                 $(#[$doc])*
+                ///
+                #[doc = concat!(
+                    "```\n",
+                    "use dlpack_core::Device;\n",
+                    "let device = Device::", stringify!($fn), "(1);\n",
+                    "assert_eq!(device.to_string(), \"", stringify!($fn), ":1\");\n",
+                    "assert_eq!(\"", stringify!($fn), ":1\".parse::<Device>()?, device);\n",
+                    "# Ok::<(), dlpack_core::Error>(())\n",
+                    "```",
+                )]
                 #[inline]
                 pub const fn $fn(id: i32) -> Self {
                     Self::new(DLDeviceType::$ty, id)
                 }
             )*
-            $($(#[$pdoc])* pub const $c: Self = Self::new(DLDeviceType::$pty, 0);)*
+            $(
+                $(#[$pdoc])*
+                ///
+                #[doc = concat!(
+                    "```\n",
+                    "use dlpack_core::Device;\n",
+                    "assert_eq!(Device::", stringify!($c), ".to_string(), \"", $name, "\");\n",
+                    "assert_eq!(\"", $name, "\".parse::<Device>()?, Device::", stringify!($c), ");\n",
+                    "assert_eq!(Device::", stringify!($c), ".device_id, 0);\n",
+                    "# Ok::<(), dlpack_core::Error>(())\n",
+                    "```",
+                )]
+                pub const $c: Self = Self::new(DLDeviceType::$pty, 0);
+            )*
         }
     };
 }
@@ -82,31 +108,38 @@ constructors! {
     }
     plain {
         /// `cpu`: host memory.
-        CPU = CPU;
+        CPU = CPU, "cpu";
         /// `cuda_host`: pinned host memory (`cudaMallocHost`), readable by the CPU and every
         /// CUDA device.
-        CUDA_HOST = CUDA_HOST;
+        CUDA_HOST = CUDA_HOST, "cuda_host";
         /// `cuda_managed`: unified memory (`cudaMallocManaged`).
-        CUDA_MANAGED = CUDA_MANAGED;
+        CUDA_MANAGED = CUDA_MANAGED, "cuda_managed";
         /// `rocm_host`: pinned host memory (`hipMallocHost`).
-        ROCM_HOST = ROCM_HOST;
+        ROCM_HOST = ROCM_HOST, "rocm_host";
         /// `vpi`: Verilog simulator buffer.
-        VPI = VPI;
+        VPI = VPI, "vpi";
         /// `ext_dev`: the reserved extension device.
-        EXT_DEV = EXT_DEV;
+        EXT_DEV = EXT_DEV, "ext_dev";
         /// `webgpu`.
-        WEBGPU = WEBGPU;
+        WEBGPU = WEBGPU, "webgpu";
         /// `hexagon`: Qualcomm Hexagon DSP.
-        HEXAGON = HEXAGON;
+        HEXAGON = HEXAGON, "hexagon";
         /// `maia`: Microsoft MAIA.
-        MAIA = MAIA;
+        MAIA = MAIA, "maia";
         /// `tpu_host`: TPU host memory (device type added upstream after DLPack 1.3).
-        TPU_HOST = TPU_HOST;
+        TPU_HOST = TPU_HOST, "tpu_host";
     }
 }
 
 impl Device {
     /// Any (type, id) pair, unchecked. See [`Device::checked`] for the validating constructor.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, ffi::DLDeviceType};
+    /// const GPU1: Device = Device::new(DLDeviceType::CUDA, 1);
+    /// assert_eq!(GPU1, Device::cuda(1));
+    /// assert!(Device::new(DLDeviceType(99), 0).check().is_err()); // unchecked
+    /// ```
     #[inline]
     pub const fn new(device_type: DLDeviceType, device_id: i32) -> Self {
         Self {
@@ -132,7 +165,16 @@ impl Device {
         }
     }
 
-    /// Whether this is a device of a known type with a non-negative id.
+    /// Whether this is a device of a known type with a non-negative id; the error says which.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// assert!(Device::cuda(0).check().is_ok());
+    /// assert_eq!(
+    ///     Device::cuda(-1).check().unwrap_err().to_string(),
+    ///     "invalid(device_type=2, device_id=-1) is not a valid device: device id -1 is negative; ids start at 0"
+    /// );
+    /// ```
     pub const fn check(&self) -> Result<(), Error> {
         match dlpack_grammar::check_device(self.device_type.0, self.device_id) {
             Ok(_) => Ok(()),
@@ -144,12 +186,22 @@ impl Device {
     }
 
     /// The device type.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, ffi::DLDeviceType};
+    /// assert_eq!(Device::rocm(0).device_type(), DLDeviceType::ROCM);
+    /// ```
     #[inline]
     pub const fn device_type(&self) -> DLDeviceType {
         self.device_type
     }
 
     /// The device id.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// assert_eq!(Device::cuda(3).device_id(), 3);
+    /// ```
     #[inline]
     pub const fn device_id(&self) -> i32 {
         self.device_id
@@ -158,6 +210,12 @@ impl Device {
     /// Whether the id of this device type selects one of several devices (`cuda`, `rocm`,
     /// `opencl`, `vulkan`, `metal`, `oneapi`, `trn`, `tpu`, `ascend`, and every unknown type).
     /// For the others the id is 0 by convention and ignored by equality.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// assert!(Device::cuda(0).is_indexed());
+    /// assert!(!Device::CUDA_HOST.is_indexed());
+    /// ```
     pub const fn is_indexed(&self) -> bool {
         match dlpack_grammar::device_info(self.device_type.0) {
             Some(info) => info.indexed,
@@ -248,6 +306,16 @@ impl Hash for Device {
     }
 }
 
+/// The canonical name, as TVM FFI prints it except that an id of 0 is left out for device types
+/// that are not indexed (`cpu`, not `cpu:0`); a value [`Device::check`] refuses prints as
+/// `unknown(…)` or `invalid(…)`, which no parser accepts.
+///
+/// ```
+/// use dlpack_core::Device;
+/// assert_eq!(Device::CPU.to_string(), "cpu");
+/// assert_eq!(Device::cuda(0).to_string(), "cuda:0");
+/// assert_eq!(Device::cuda(-1).to_string(), "invalid(device_type=2, device_id=-1)");
+/// ```
 impl fmt::Display for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         dlpack_grammar::write_device(f, self.device_type.0, self.device_id)
@@ -268,6 +336,15 @@ impl fmt::Debug for Device {
     }
 }
 
+/// Parses `name` or `name:id`; a bare indexed name means id 0.
+///
+/// ```
+/// use dlpack_core::Device;
+/// assert_eq!("cuda".parse::<Device>()?, Device::cuda(0));
+/// assert_eq!("cuda_host".parse::<Device>()?, Device::CUDA_HOST);
+/// assert!("cuda:-1".parse::<Device>().is_err());
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl FromStr for Device {
     type Err = Error;
 
@@ -282,6 +359,12 @@ impl FromStr for Device {
     }
 }
 
+/// The `(device_type, device_id)` tuple that `__dlpack_device__` returns.
+///
+/// ```
+/// use dlpack_core::Device;
+/// assert_eq!(<(i32, i32)>::from(Device::cuda(1)), (2, 1));
+/// ```
 impl From<Device> for (i32, i32) {
     /// The `(device_type, device_id)` tuple that `__dlpack_device__` returns.
     fn from(value: Device) -> Self {
@@ -289,6 +372,13 @@ impl From<Device> for (i32, i32) {
     }
 }
 
+/// From a `(device_type, device_id)` tuple, unchecked like [`Device::new`].
+///
+/// ```
+/// use dlpack_core::Device;
+/// assert_eq!(Device::from((1, 0)), Device::CPU);
+/// assert!(Device::from((2, -1)).check().is_err()); // unchecked: validate foreign values
+/// ```
 impl From<(i32, i32)> for Device {
     /// From a `(device_type, device_id)` tuple, unchecked like [`Device::new`].
     fn from((device_type, device_id): (i32, i32)) -> Self {

@@ -22,12 +22,27 @@ use crate::data_type::DataType;
 /// ```
 pub unsafe trait Element: Copy + Send + Sync + 'static {
     /// The DLPack data type of one value.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Element};
+    /// fn dtype_of<T: Element>(_: &[T]) -> DataType {
+    ///     T::DATA_TYPE
+    /// }
+    /// assert_eq!(dtype_of(&[1u16, 2, 3]), DataType::U16);
+    /// ```
     const DATA_TYPE: DataType;
 }
 
 macro_rules! elements {
     ($($ty:ty => $dt:ident),* $(,)?) => {
         $(
+            #[doc = concat!(
+                "`", stringify!($ty), "` is DLPack's [`DataType::", stringify!($dt), "`].\n\n",
+                "```\n",
+                "use dlpack_core::{DataType, Element};\n",
+                "assert_eq!(<", stringify!($ty), " as Element>::DATA_TYPE, DataType::", stringify!($dt), ");\n",
+                "```",
+            )]
             // SAFETY: the size matches the data type's width (checked below at compile time),
             // and every bit pattern of that width is a valid value of the type.
             unsafe impl Element for $ty {
@@ -44,6 +59,13 @@ elements! {
     f32 => F32, f64 => F64,
 }
 
+/// `bool` is DLPack's [`DataType::BOOL`]: one byte holding 0 or 1.
+///
+/// ```
+/// use dlpack_core::{DataType, Element};
+/// assert_eq!(<bool as Element>::DATA_TYPE, DataType::BOOL);
+/// assert_eq!(size_of::<bool>(), DataType::BOOL.itemsize());
+/// ```
 // SAFETY: `bool` is one byte and DLPack's `kDLBool` stores 0 or 1 per byte, the only values
 // a Rust `bool` may hold. Importers of foreign memory must still not assume other producers
 // honour this; typed `bool` access on foreign data is the importer's responsibility.
@@ -53,8 +75,17 @@ unsafe impl Element for bool {
 
 /// `isize`/`usize` and 128-bit integers take the data type of their width on this target.
 macro_rules! sized_elements {
-    ($($ty:ty => $signed:literal),* $(,)?) => {
+    ($($ty:ty => $signed:literal, $stem:literal);* $(;)?) => {
         $(
+            #[doc = concat!(
+                "`", stringify!($ty), "` is the `", $stem, "` of its width on the target.\n\n",
+                "```\n",
+                "use dlpack_core::Element;\n",
+                "let dtype = <", stringify!($ty), " as Element>::DATA_TYPE;\n",
+                "assert_eq!(u32::from(dtype.bits), ", stringify!($ty), "::BITS);\n",
+                "assert_eq!(dtype.to_string(), format!(\"", $stem, "{}\", ", stringify!($ty), "::BITS));\n",
+                "```",
+            )]
             // SAFETY: the width is the type's own (`size_of * 8`), and every bit pattern of
             // that width is a valid integer.
             unsafe impl Element for $ty {
@@ -68,26 +99,50 @@ macro_rules! sized_elements {
     };
 }
 
-sized_elements! { isize => true, usize => false, i128 => true, u128 => false }
+sized_elements! { isize => true, "int"; usize => false, "uint"; i128 => true, "int"; u128 => false, "uint" }
 
+/// `half::f16` is DLPack's [`DataType::F16`] (feature `half`).
+///
+/// ```
+/// use dlpack_core::{DataType, Element};
+/// assert_eq!(<half::f16 as Element>::DATA_TYPE, DataType::F16);
+/// ```
 #[cfg(feature = "half")]
 // SAFETY: `half::f16` is a `repr(transparent)` u16 holding IEEE binary16, as `float16` is.
 unsafe impl Element for half::f16 {
     const DATA_TYPE: DataType = DataType::F16;
 }
 
+/// `half::bf16` is DLPack's [`DataType::BF16`] (feature `half`).
+///
+/// ```
+/// use dlpack_core::{DataType, Element};
+/// assert_eq!(<half::bf16 as Element>::DATA_TYPE, DataType::BF16);
+/// ```
 #[cfg(feature = "half")]
 // SAFETY: `half::bf16` is a `repr(transparent)` u16 holding bfloat16, as `bfloat16` is.
 unsafe impl Element for half::bf16 {
     const DATA_TYPE: DataType = DataType::BF16;
 }
 
+/// `Complex<f32>` is DLPack's [`DataType::C64`] (feature `num-complex`).
+///
+/// ```
+/// use dlpack_core::{DataType, Element};
+/// assert_eq!(<num_complex::Complex<f32> as Element>::DATA_TYPE, DataType::C64);
+/// ```
 #[cfg(feature = "num-complex")]
 // SAFETY: `Complex<f32>` is `repr(C)` { re: f32, im: f32 }: the compact layout `complex64` has.
 unsafe impl Element for num_complex::Complex<f32> {
     const DATA_TYPE: DataType = DataType::C64;
 }
 
+/// `Complex<f64>` is DLPack's [`DataType::C128`] (feature `num-complex`).
+///
+/// ```
+/// use dlpack_core::{DataType, Element};
+/// assert_eq!(<num_complex::Complex<f64> as Element>::DATA_TYPE, DataType::C128);
+/// ```
 #[cfg(feature = "num-complex")]
 // SAFETY: `Complex<f64>` is `repr(C)` { re: f64, im: f64 }: the compact layout `complex128` has.
 unsafe impl Element for num_complex::Complex<f64> {

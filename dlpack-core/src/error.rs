@@ -127,6 +127,16 @@ impl<T: fmt::Display> fmt::Display for List<'_, T> {
     }
 }
 
+/// A lower-case message that names the offending value and says what was expected.
+///
+/// ```
+/// use dlpack_core::Device;
+/// let err = "cuda:x".parse::<Device>().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "`cuda:x` is not a device: the device id after `:` must be a number from 0 to 2147483647, as in `cuda:0`"
+/// );
+/// ```
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -178,4 +188,19 @@ impl fmt::Display for Error {
     }
 }
 
+/// So that `?` converts it into `Box<dyn Error>`, `anyhow::Error` and the like.
+///
+/// ```
+/// use dlpack_core::DataType;
+///
+/// fn parse(name: &str) -> Result<DataType, Box<dyn std::error::Error>> {
+///     Ok(name.parse::<DataType>()?)
+/// }
+/// assert_eq!(parse("f16")?, DataType::F16);
+/// assert!(parse("bool16").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests;

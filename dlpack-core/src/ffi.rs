@@ -1,8 +1,8 @@
 //! The DLPack 1.3 ABI, written in plain Rust (no bindgen, no build script).
 //!
 //! Every struct is `#[repr(C)]` with the layout of `dlpack.h` 1.3; the sizes, alignments and
-//! field offsets are asserted at compile time below, and `tests/abi.rs` compares them with a
-//! C program compiled against the real header.
+//! field offsets are asserted at compile time, and the `abi` test of the workspace
+//! (`tests/tests/abi/`) compares them with a C program compiled against the real header.
 //!
 //! The code fields, [`DLDeviceType`] and [`DLDataTypeCode`], are newtypes over integers rather
 //! than Rust enums: a producer may send a code newer than this crate (upstream already has
@@ -22,19 +22,48 @@
 //! ```
 #![allow(non_camel_case_types)]
 
-use core::ffi::{c_char, c_int, c_void};
 use core::mem::{align_of, offset_of, size_of};
 
 use dlpack_grammar::{code, device_type};
 
 /// `DLDataType`: the same type as [`DataType`](crate::DataType).
+///
+/// ```
+/// use dlpack_core::{DataType, ffi::DLDataType};
+///
+/// let dtype: DLDataType = DataType::F32; // the same type: no conversion at the boundary
+/// assert_eq!((dtype.code.0, dtype.bits, dtype.lanes), (2, 32, 1));
+/// ```
 pub type DLDataType = crate::DataType;
+
 /// `DLDevice`: the same type as [`Device`](crate::Device).
+///
+/// ```
+/// use dlpack_core::{Device, ffi::DLDevice};
+///
+/// let device: DLDevice = Device::cuda(1); // the same type: no conversion at the boundary
+/// assert_eq!((device.device_type.0, device.device_id), (2, 1));
+/// ```
 pub type DLDevice = crate::Device;
 
-/// The DLPack major version this crate implements (`DLPACK_MAJOR_VERSION`).
+/// The DLPack major version this crate implements (`DLPACK_MAJOR_VERSION`). A managed tensor of
+/// another major version has a different layout past its `deleter`.
+///
+/// ```
+/// use dlpack_core::ffi::{DLPACK_MAJOR_VERSION, DLPackVersion};
+///
+/// let from_producer = DLPackVersion { major: 1, minor: 0 };
+/// assert_eq!(from_producer.major, DLPACK_MAJOR_VERSION); // safe to read the rest
+/// ```
 pub const DLPACK_MAJOR_VERSION: u32 = 1;
-/// The DLPack minor version this crate implements (`DLPACK_MINOR_VERSION`).
+
+/// The DLPack minor version this crate implements (`DLPACK_MINOR_VERSION`). Minor versions add
+/// enumeration values and keep the layout.
+///
+/// ```
+/// use dlpack_core::ffi::{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+/// assert_eq!((DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION), (1, 3));
+/// ```
 pub const DLPACK_MINOR_VERSION: u32 = 3;
 
 /// `DLPackVersion`: the ABI version a managed tensor was made with.
@@ -53,10 +82,40 @@ pub struct DLPackVersion {
 }
 
 impl DLPackVersion {
-    /// The version this crate implements: 1.3.
+    /// The version this crate implements: 1.3. Versions order as (major, minor).
+    ///
+    /// ```
+    /// use dlpack_core::ffi::DLPackVersion;
+    /// assert!(DLPackVersion { major: 1, minor: 0 } < DLPackVersion::CURRENT);
+    /// assert!(DLPackVersion::CURRENT < DLPackVersion { major: 2, minor: 0 });
+    /// ```
     pub const CURRENT: Self = Self {
         major: DLPACK_MAJOR_VERSION,
         minor: DLPACK_MINOR_VERSION,
+    };
+}
+
+/// Declares the named constants of a code newtype, each with its C value written out (checked
+/// against the grammar's table at compile time) and a doctest showing its value and name.
+macro_rules! named_values {
+    ($ty:ident, $table:ident, $int:ty, { $($(#[$doc:meta])* $name:ident = $value:literal, $str:literal;)* }) => {
+        impl $ty {
+            $(
+                $(#[$doc])*
+                ///
+                #[doc = concat!(
+                    "```\n",
+                    "use dlpack_core::ffi::", stringify!($ty), ";\n",
+                    "assert_eq!(", stringify!($ty), "::", stringify!($name), ".0, ", stringify!($value), ");\n",
+                    "assert_eq!(", stringify!($ty), "::", stringify!($name), ".name(), Some(\"", $str, "\"));\n",
+                    "```",
+                )]
+                pub const $name: Self = Self($table::$name);
+            )*
+        }
+        const _: () = {
+            $(assert!($table::$name == $value as $int);)*
+        };
     };
 }
 
@@ -73,47 +132,55 @@ impl DLPackVersion {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DLDeviceType(pub i32);
 
-impl DLDeviceType {
+named_values!(DLDeviceType, device_type, i32, {
     /// `kDLCPU`.
-    pub const CPU: Self = Self(device_type::CPU);
+    CPU = 1, "cpu";
     /// `kDLCUDA`.
-    pub const CUDA: Self = Self(device_type::CUDA);
+    CUDA = 2, "cuda";
     /// `kDLCUDAHost`: pinned host memory from `cudaMallocHost`.
-    pub const CUDA_HOST: Self = Self(device_type::CUDA_HOST);
+    CUDA_HOST = 3, "cuda_host";
     /// `kDLOpenCL`.
-    pub const OPENCL: Self = Self(device_type::OPENCL);
+    OPENCL = 4, "opencl";
     /// `kDLVulkan`.
-    pub const VULKAN: Self = Self(device_type::VULKAN);
+    VULKAN = 7, "vulkan";
     /// `kDLMetal`.
-    pub const METAL: Self = Self(device_type::METAL);
+    METAL = 8, "metal";
     /// `kDLVPI`: Verilog simulator buffer.
-    pub const VPI: Self = Self(device_type::VPI);
+    VPI = 9, "vpi";
     /// `kDLROCM`.
-    pub const ROCM: Self = Self(device_type::ROCM);
+    ROCM = 10, "rocm";
     /// `kDLROCMHost`: pinned host memory from `hipMallocHost`.
-    pub const ROCM_HOST: Self = Self(device_type::ROCM_HOST);
+    ROCM_HOST = 11, "rocm_host";
     /// `kDLExtDev`: reserved extension device.
-    pub const EXT_DEV: Self = Self(device_type::EXT_DEV);
+    EXT_DEV = 12, "ext_dev";
     /// `kDLCUDAManaged`: unified memory from `cudaMallocManaged`.
-    pub const CUDA_MANAGED: Self = Self(device_type::CUDA_MANAGED);
+    CUDA_MANAGED = 13, "cuda_managed";
     /// `kDLOneAPI`: oneAPI unified shared memory.
-    pub const ONEAPI: Self = Self(device_type::ONEAPI);
+    ONEAPI = 14, "oneapi";
     /// `kDLWebGPU`.
-    pub const WEBGPU: Self = Self(device_type::WEBGPU);
+    WEBGPU = 15, "webgpu";
     /// `kDLHexagon`: Qualcomm Hexagon DSP.
-    pub const HEXAGON: Self = Self(device_type::HEXAGON);
+    HEXAGON = 16, "hexagon";
     /// `kDLMAIA`: Microsoft MAIA.
-    pub const MAIA: Self = Self(device_type::MAIA);
+    MAIA = 17, "maia";
     /// `kDLTrn`: AWS Trainium.
-    pub const TRN: Self = Self(device_type::TRN);
+    TRN = 18, "trn";
     /// `kDLTPU` (upstream after 1.3).
-    pub const TPU: Self = Self(device_type::TPU);
+    TPU = 19, "tpu";
     /// `kDLTPUHost` (upstream after 1.3).
-    pub const TPU_HOST: Self = Self(device_type::TPU_HOST);
+    TPU_HOST = 20, "tpu_host";
     /// `kDLAscend` (upstream after 1.3).
-    pub const ASCEND: Self = Self(device_type::ASCEND);
+    ASCEND = 21, "ascend";
+});
 
+impl DLDeviceType {
     /// The canonical name (`"cuda"`), or `None` for a device type this crate does not know.
+    ///
+    /// ```
+    /// use dlpack_core::ffi::DLDeviceType;
+    /// assert_eq!(DLDeviceType::CUDA_MANAGED.name(), Some("cuda_managed"));
+    /// assert_eq!(DLDeviceType(5).name(), None); // 5 and 6 were never assigned
+    /// ```
     pub const fn name(self) -> Option<&'static str> {
         match dlpack_grammar::device_info(self.0) {
             Some(info) => Some(info.name),
@@ -122,6 +189,12 @@ impl DLDeviceType {
     }
 
     /// Whether this crate knows the device type.
+    ///
+    /// ```
+    /// use dlpack_core::ffi::DLDeviceType;
+    /// assert!(DLDeviceType::TRN.is_known());
+    /// assert!(!DLDeviceType(-1).is_known());
+    /// ```
     pub const fn is_known(self) -> bool {
         dlpack_grammar::device_info(self.0).is_some()
     }
@@ -139,47 +212,57 @@ impl DLDeviceType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DLDataTypeCode(pub u8);
 
-impl DLDataTypeCode {
+named_values!(DLDataTypeCode, code, u8, {
     /// `kDLInt`: signed integer.
-    pub const INT: Self = Self(code::INT);
+    INT = 0, "int";
     /// `kDLUInt`: unsigned integer.
-    pub const UINT: Self = Self(code::UINT);
+    UINT = 1, "uint";
     /// `kDLFloat`: IEEE 754 floating point.
-    pub const FLOAT: Self = Self(code::FLOAT);
+    FLOAT = 2, "float";
     /// `kDLOpaqueHandle`: opaque handle.
-    pub const OPAQUE_HANDLE: Self = Self(code::OPAQUE_HANDLE);
+    OPAQUE_HANDLE = 3, "handle";
     /// `kDLBfloat`: bfloat16.
-    pub const BFLOAT: Self = Self(code::BFLOAT);
+    BFLOAT = 4, "bfloat";
     /// `kDLComplex`: complex, two floats of `bits / 2`.
-    pub const COMPLEX: Self = Self(code::COMPLEX);
+    COMPLEX = 5, "complex";
     /// `kDLBool`: boolean, one byte.
-    pub const BOOL: Self = Self(code::BOOL);
+    BOOL = 6, "bool";
     /// `kDLFloat8_e3m4`.
-    pub const FLOAT8_E3M4: Self = Self(code::FLOAT8_E3M4);
+    FLOAT8_E3M4 = 7, "float8_e3m4";
     /// `kDLFloat8_e4m3`.
-    pub const FLOAT8_E4M3: Self = Self(code::FLOAT8_E4M3);
+    FLOAT8_E4M3 = 8, "float8_e4m3";
     /// `kDLFloat8_e4m3b11fnuz`.
-    pub const FLOAT8_E4M3B11FNUZ: Self = Self(code::FLOAT8_E4M3B11FNUZ);
+    FLOAT8_E4M3B11FNUZ = 9, "float8_e4m3b11fnuz";
     /// `kDLFloat8_e4m3fn`.
-    pub const FLOAT8_E4M3FN: Self = Self(code::FLOAT8_E4M3FN);
+    FLOAT8_E4M3FN = 10, "float8_e4m3fn";
     /// `kDLFloat8_e4m3fnuz`.
-    pub const FLOAT8_E4M3FNUZ: Self = Self(code::FLOAT8_E4M3FNUZ);
+    FLOAT8_E4M3FNUZ = 11, "float8_e4m3fnuz";
     /// `kDLFloat8_e5m2`.
-    pub const FLOAT8_E5M2: Self = Self(code::FLOAT8_E5M2);
+    FLOAT8_E5M2 = 12, "float8_e5m2";
     /// `kDLFloat8_e5m2fnuz`.
-    pub const FLOAT8_E5M2FNUZ: Self = Self(code::FLOAT8_E5M2FNUZ);
+    FLOAT8_E5M2FNUZ = 13, "float8_e5m2fnuz";
     /// `kDLFloat8_e8m0fnu`.
-    pub const FLOAT8_E8M0FNU: Self = Self(code::FLOAT8_E8M0FNU);
+    FLOAT8_E8M0FNU = 14, "float8_e8m0fnu";
     /// `kDLFloat6_e2m3fn`.
-    pub const FLOAT6_E2M3FN: Self = Self(code::FLOAT6_E2M3FN);
+    FLOAT6_E2M3FN = 15, "float6_e2m3fn";
     /// `kDLFloat6_e3m2fn`.
-    pub const FLOAT6_E3M2FN: Self = Self(code::FLOAT6_E3M2FN);
+    FLOAT6_E3M2FN = 16, "float6_e3m2fn";
     /// `kDLFloat4_e2m1fn`.
-    pub const FLOAT4_E2M1FN: Self = Self(code::FLOAT4_E2M1FN);
+    FLOAT4_E2M1FN = 17, "float4_e2m1fn";
     /// `kDLBcomplex`: complex of two bfloat16 (upstream after 1.3).
-    pub const BCOMPLEX: Self = Self(code::BCOMPLEX);
+    BCOMPLEX = 18, "bcomplex";
+});
 
-    /// The canonical name stem (`"float"`, `"bool"`), or `None` for an unknown code.
+impl DLDataTypeCode {
+    /// The canonical name stem (`"float"`, `"bool"`), or `None` for an unknown code. A stem
+    /// takes the bit width after it where the width varies (`float` → `float32`).
+    ///
+    /// ```
+    /// use dlpack_core::ffi::DLDataTypeCode;
+    /// assert_eq!(DLDataTypeCode::FLOAT.name(), Some("float"));
+    /// assert_eq!(DLDataTypeCode::OPAQUE_HANDLE.name(), Some("handle"));
+    /// assert_eq!(DLDataTypeCode(200).name(), None);
+    /// ```
     pub const fn name(self) -> Option<&'static str> {
         match dlpack_grammar::code_info(self.0) {
             Some(info) => Some(info.name),
@@ -188,126 +271,15 @@ impl DLDataTypeCode {
     }
 
     /// Whether this crate knows the code.
+    ///
+    /// ```
+    /// use dlpack_core::ffi::DLDataTypeCode;
+    /// assert!(DLDataTypeCode::FLOAT4_E2M1FN.is_known());
+    /// assert!(!DLDataTypeCode(99).is_known());
+    /// ```
     pub const fn is_known(self) -> bool {
         dlpack_grammar::code_info(self.0).is_some()
     }
-}
-
-/// `DLPACK_FLAG_BITMASK_READ_ONLY`: the consumer must not write through the tensor.
-pub const DLPACK_FLAG_BITMASK_READ_ONLY: u64 = 1 << 0;
-/// `DLPACK_FLAG_BITMASK_IS_COPIED`: the producer made a copy the consumer owns alone.
-pub const DLPACK_FLAG_BITMASK_IS_COPIED: u64 = 1 << 1;
-/// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`: sub-byte elements are padded to a byte each.
-pub const DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED: u64 = 1 << 2;
-
-/// `DLTensor`: a plain, non-owning tensor descriptor.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct DLTensor {
-    /// The data pointer (a device pointer or handle on non-CPU devices).
-    pub data: *mut c_void,
-    /// Where the data lives.
-    pub device: DLDevice,
-    /// Number of dimensions.
-    pub ndim: i32,
-    /// Element type.
-    pub dtype: DLDataType,
-    /// `ndim` extents; may be null when `ndim == 0`.
-    pub shape: *mut i64,
-    /// `ndim` strides in elements; may be null when `ndim == 0` (and, before 1.2, for compact
-    /// row-major data).
-    pub strides: *mut i64,
-    /// Offset in bytes from `data` to the first element.
-    pub byte_offset: u64,
-}
-
-/// `DLManagedTensor`: the legacy (pre-1.0, unversioned) managed tensor.
-#[repr(C)]
-#[derive(Debug)]
-pub struct DLManagedTensor {
-    /// The tensor.
-    pub dl_tensor: DLTensor,
-    /// The producer's context.
-    pub manager_ctx: *mut c_void,
-    /// Releases the tensor and `self`; may be null.
-    pub deleter: Option<unsafe extern "C" fn(*mut DLManagedTensor)>,
-}
-
-/// `DLManagedTensorVersioned`: the managed tensor of DLPack ≥ 1.0.
-#[repr(C)]
-#[derive(Debug)]
-pub struct DLManagedTensorVersioned {
-    /// The ABI version the producer used; check `major` before reading anything past `deleter`.
-    pub version: DLPackVersion,
-    /// The producer's context.
-    pub manager_ctx: *mut c_void,
-    /// Releases the tensor and `self`; may be null.
-    pub deleter: Option<unsafe extern "C" fn(*mut DLManagedTensorVersioned)>,
-    /// `DLPACK_FLAG_BITMASK_*` bits.
-    pub flags: u64,
-    /// The tensor.
-    pub dl_tensor: DLTensor,
-}
-
-/// The `SetError` callback of [`DLPackManagedTensorAllocator`].
-pub type DLPackSetError =
-    unsafe extern "C" fn(error_ctx: *mut c_void, kind: *const c_char, message: *const c_char);
-
-/// `DLPackManagedTensorAllocator`: allocate a tensor like a prototype.
-pub type DLPackManagedTensorAllocator = unsafe extern "C" fn(
-    prototype: *mut DLTensor,
-    out: *mut *mut DLManagedTensorVersioned,
-    error_ctx: *mut c_void,
-    set_error: Option<DLPackSetError>,
-) -> c_int;
-
-/// `DLPackManagedTensorFromPyObjectNoSync`: export a Python tensor.
-pub type DLPackManagedTensorFromPyObjectNoSync =
-    unsafe extern "C" fn(py_object: *mut c_void, out: *mut *mut DLManagedTensorVersioned) -> c_int;
-
-/// `DLPackDLTensorFromPyObjectNoSync`: fill a borrowed `DLTensor` from a Python tensor.
-pub type DLPackDLTensorFromPyObjectNoSync =
-    unsafe extern "C" fn(py_object: *mut c_void, out: *mut DLTensor) -> c_int;
-
-/// `DLPackCurrentWorkStream`: the producer's current stream for a device.
-pub type DLPackCurrentWorkStream = unsafe extern "C" fn(
-    device_type: DLDeviceType,
-    device_id: i32,
-    out_current_stream: *mut *mut c_void,
-) -> c_int;
-
-/// `DLPackManagedTensorToPyObjectNoSync`: wrap a managed tensor as a Python tensor.
-pub type DLPackManagedTensorToPyObjectNoSync = unsafe extern "C" fn(
-    tensor: *mut DLManagedTensorVersioned,
-    out_py_object: *mut *mut c_void,
-) -> c_int;
-
-/// `DLPackExchangeAPIHeader`: the stable head of the C exchange API table.
-#[repr(C)]
-#[derive(Debug)]
-pub struct DLPackExchangeAPIHeader {
-    /// The version of the table; check `major` before using it.
-    pub version: DLPackVersion,
-    /// An older table in the chain, or null.
-    pub prev_api: *mut DLPackExchangeAPIHeader,
-}
-
-/// `DLPackExchangeAPI`: the function table behind `__dlpack_c_exchange_api__`.
-#[repr(C)]
-#[derive(Debug)]
-pub struct DLPackExchangeAPI {
-    /// Version and chain.
-    pub header: DLPackExchangeAPIHeader,
-    /// Must not be null.
-    pub managed_tensor_allocator: Option<DLPackManagedTensorAllocator>,
-    /// Must not be null.
-    pub managed_tensor_from_py_object_no_sync: Option<DLPackManagedTensorFromPyObjectNoSync>,
-    /// Must not be null.
-    pub managed_tensor_to_py_object_no_sync: Option<DLPackManagedTensorToPyObjectNoSync>,
-    /// May be null.
-    pub dltensor_from_py_object_no_sync: Option<DLPackDLTensorFromPyObjectNoSync>,
-    /// Must not be null.
-    pub current_work_stream: Option<DLPackCurrentWorkStream>,
 }
 
 /// Asserts a struct's size and alignment and each field's offset, for 64-bit and 32-bit
@@ -323,31 +295,13 @@ macro_rules! assert_layout {
     };
 }
 
+mod exchange;
+mod tensor;
+
+pub use exchange::*;
+pub use tensor::*;
+
 assert_layout!(DLPackVersion, size 8 / 8, align 4 / 4, { major: 0 / 0, minor: 4 / 4 });
 assert_layout!(DLDevice, size 8 / 8, align 4 / 4, { device_type: 0 / 0, device_id: 4 / 4 });
 assert_layout!(DLDataType, size 4 / 4, align 2 / 2, { code: 0 / 0, bits: 1 / 1, lanes: 2 / 2 });
-// On 32-bit targets `int64_t` aligns to 8 on most ABIs (4 on i386 System V): the 32-bit
-// figures below are those of the former; `tests/abi.rs` checks the host against the C header.
-#[cfg(not(all(target_arch = "x86", not(target_os = "windows"))))]
-assert_layout!(DLTensor, size 48 / 40, align 8 / 8, {
-    data: 0 / 0, device: 8 / 4, ndim: 16 / 12, dtype: 20 / 16,
-    shape: 24 / 20, strides: 32 / 24, byte_offset: 40 / 32,
-});
-#[cfg(not(all(target_arch = "x86", not(target_os = "windows"))))]
-assert_layout!(DLManagedTensor, size 64 / 48, align 8 / 8, {
-    dl_tensor: 0 / 0, manager_ctx: 48 / 40, deleter: 56 / 44,
-});
-#[cfg(not(all(target_arch = "x86", not(target_os = "windows"))))]
-assert_layout!(DLManagedTensorVersioned, size 80 / 64, align 8 / 8, {
-    version: 0 / 0, manager_ctx: 8 / 8, deleter: 16 / 12, flags: 24 / 16, dl_tensor: 32 / 24,
-});
-assert_layout!(DLPackExchangeAPIHeader, size 16 / 12, align 8 / 4, { version: 0 / 0, prev_api: 8 / 8 });
-assert_layout!(DLPackExchangeAPI, size 56 / 32, align 8 / 4, {
-    header: 0 / 0,
-    managed_tensor_allocator: 16 / 12,
-    managed_tensor_from_py_object_no_sync: 24 / 16,
-    managed_tensor_to_py_object_no_sync: 32 / 20,
-    dltensor_from_py_object_no_sync: 40 / 24,
-    current_work_stream: 48 / 28,
-});
 const _: () = assert!(size_of::<DLDeviceType>() == 4 && size_of::<DLDataTypeCode>() == 1);

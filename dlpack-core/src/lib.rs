@@ -26,6 +26,7 @@
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
+//! - `sys` (feature `dlpack-sys`): zero-cost conversions to and from the `dlpack-sys` types.
 //!
 //! # Features
 //!
@@ -41,6 +42,9 @@ mod element;
 mod error;
 pub mod ffi;
 pub mod set;
+#[cfg(feature = "dlpack-sys")]
+#[cfg_attr(docsrs, doc(cfg(feature = "dlpack-sys")))]
+pub mod sys;
 
 pub use convert::{
     DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
@@ -50,7 +54,64 @@ pub use device::Device;
 pub use element::Element;
 pub use error::Error;
 
-/// The grammar's reasons, carried by [`Error`]'s parse and validation variants.
+/// Why a name or a value was refused: the reasons carried by [`Error`]'s parse and validation
+/// variants, for code that reacts to the kind of mistake rather than to the message.
+///
+/// ```
+/// use dlpack_core::{DataType, Error, reason::DataTypeNameError};
+///
+/// match "flaot32".parse::<DataType>() {
+///     Err(Error::ParseDataType { reason: DataTypeNameError::UnknownName { suggestion }, .. }) => {
+///         assert_eq!(suggestion, Some("float32"));
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 pub mod reason {
-    pub use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, InvalidDevice};
+    /// Why a string is not a data type name ([`Error::ParseDataType`](crate::Error::ParseDataType)).
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Error, reason::DataTypeNameError};
+    ///
+    /// let Err(Error::ParseDataType { reason, .. }) = "int".parse::<DataType>() else { panic!() };
+    /// assert!(matches!(reason, DataTypeNameError::MissingBits { .. }));
+    /// assert_eq!(reason.to_string(), "`int` needs a bit width, as in `int8`");
+    /// ```
+    #[doc(inline)]
+    pub use dlpack_grammar::DataTypeNameError;
+
+    /// Why a string is not a device name ([`Error::ParseDevice`](crate::Error::ParseDevice)).
+    ///
+    /// ```
+    /// use dlpack_core::{Device, Error, reason::DeviceNameError};
+    ///
+    /// let Err(Error::ParseDevice { reason, .. }) = "cuda:-1".parse::<Device>() else { panic!() };
+    /// assert_eq!(reason, DeviceNameError::BadId);
+    /// ```
+    #[doc(inline)]
+    pub use dlpack_grammar::DeviceNameError;
+
+    /// Why a (code, bits, lanes) triple is not a valid data type
+    /// ([`Error::InvalidDataType`](crate::Error::InvalidDataType)).
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Error, ffi::DLDataTypeCode, reason::InvalidDataType};
+    ///
+    /// let err = DataType::checked(DLDataTypeCode::FLOAT, 32, 0).unwrap_err();
+    /// assert!(matches!(err, Error::InvalidDataType { reason: InvalidDataType::ZeroLanes, .. }));
+    /// ```
+    #[doc(inline)]
+    pub use dlpack_grammar::InvalidDataType;
+
+    /// Why a (device_type, device_id) pair is not a valid device
+    /// ([`Error::InvalidDevice`](crate::Error::InvalidDevice)).
+    ///
+    /// ```
+    /// use dlpack_core::{Device, Error, ffi::DLDeviceType, reason::InvalidDevice};
+    ///
+    /// let err = Device::checked(DLDeviceType(5), 0).unwrap_err();
+    /// assert!(matches!(err, Error::InvalidDevice { reason: InvalidDevice::UnknownType(5), .. }));
+    /// ```
+    #[doc(inline)]
+    pub use dlpack_grammar::InvalidDevice;
 }

@@ -346,7 +346,8 @@ fn resolve_stem_alias(stem: &str) -> &str {
 pub enum InvalidDataType {
     /// The code is not one this version knows.
     UnknownCode(u8),
-    /// `bits` is 0.
+    /// `bits` is 0 for a code that takes any width (a code with a fixed or even width reports
+    /// [`WrongBits`](Self::WrongBits) instead, naming the width it takes).
     ZeroBits,
     /// `lanes` is 0.
     ZeroLanes,
@@ -367,18 +368,22 @@ impl fmt::Display for InvalidDataType {
                 "unknown data type code {code} (known codes are 0 to {})",
                 CODES.len() - 1
             ),
-            Self::ZeroBits => f.write_str("bits must not be 0"),
-            Self::ZeroLanes => f.write_str("lanes must not be 0 (a scalar has 1 lane)"),
+            Self::ZeroBits => f.write_str("bits must be from 1 to 255, not 0"),
+            Self::ZeroLanes => {
+                f.write_str("lanes must be from 1 to 65535, not 0 (a scalar has 1 lane)")
+            }
             Self::WrongBits { code, bits } => match code.bits {
                 Bits::Even => write!(
                     f,
-                    "{} takes an even number of bits (two equal halves), not {bits}",
+                    "{} takes an even number of bits from 2 to 254 (two equal halves), not {bits}",
                     code.name
                 ),
                 Bits::Only(n) | Bits::Fixed(n) => {
                     write!(f, "{} takes {n} bits, not {bits}", code.name)
                 }
-                Bits::Any | Bits::AnyOrBare(_) => write!(f, "bits must not be 0"),
+                Bits::Any | Bits::AnyOrBare(_) => {
+                    write!(f, "bits must be from 1 to 255, not {bits}")
+                }
             },
         }
     }
@@ -393,11 +398,12 @@ pub const fn check_data_type(
     let Some(info) = code_info(code) else {
         return Err(InvalidDataType::UnknownCode(code));
     };
-    if bits == 0 {
-        return Err(InvalidDataType::ZeroBits);
-    }
     if !info.allows(bits) {
-        return Err(InvalidDataType::WrongBits { code: info, bits });
+        // A code of any width refuses only 0; the others name the width they take.
+        return Err(match info.bits {
+            Bits::Any | Bits::AnyOrBare(_) => InvalidDataType::ZeroBits,
+            _ => InvalidDataType::WrongBits { code: info, bits },
+        });
     }
     if lanes == 0 {
         return Err(InvalidDataType::ZeroLanes);
@@ -941,6 +947,13 @@ mod tests {
         assert!(matches!(
             parse_data_type("int0"),
             Err(DataTypeNameError::Invalid(InvalidDataType::ZeroBits))
+        ));
+        assert!(matches!(
+            parse_data_type("bfloat0"),
+            Err(DataTypeNameError::Invalid(InvalidDataType::WrongBits {
+                bits: 0,
+                ..
+            }))
         ));
         assert!(matches!(
             parse_data_type("complex33"),
