@@ -10,10 +10,11 @@ use crate::ffi::DLDeviceType;
 /// A DLPack device: the C struct `DLDevice` itself (`#[repr(C)]`, 8 bytes), so it crosses the
 /// ABI with no conversion.
 ///
-/// Equality is (type, id) equality after canonicalisation: for memory that belongs to no
-/// particular device (`cpu`, `cuda_host`, `cuda_managed`, `rocm_host`, …) `dlpack.h` says the
-/// id "is set to 0", so the id is ignored there and `cpu:1 == cpu`. For every other type, and
-/// for device types this crate does not know, the id counts. [`Hash`] agrees with this.
+/// Equality is (type, id) equality after canonicalisation: for host-side memory (`cpu`,
+/// `cuda_host`, `cuda_managed`, `rocm_host`, `tpu_host`) `dlpack.h` says the id "is set to 0",
+/// so the id is ignored there and `cpu:1 == cpu`. For every other type (accelerators such as
+/// `maia` or `hexagon` too, where a machine may have several), and for device types this crate
+/// does not know, the id counts. [`Hash`] agrees with this.
 ///
 /// Names follow TVM FFI: [`Display`](fmt::Display) prints `cpu`, `cuda:0`, `cuda_host`,
 /// `rocm:1`, and [`FromStr`] parses them back; a bare indexed name (`cuda`) means id 0, and a
@@ -207,9 +208,10 @@ impl Device {
         self.device_id
     }
 
-    /// Whether the id of this device type selects one of several devices (`cuda`, `rocm`,
-    /// `opencl`, `vulkan`, `metal`, `oneapi`, `trn`, `tpu`, `ascend`, and every unknown type).
-    /// For the others the id is 0 by convention and ignored by equality.
+    /// Whether the id of this device type selects one of several devices, so that its name
+    /// always shows the id (`cuda`, `rocm`, `opencl`, `vulkan`, `metal`, `oneapi`, `trn`, `tpu`,
+    /// `ascend`, and every unknown type). The others print the bare name for id 0 (`cpu`,
+    /// `webgpu`); only [host-side](Self::is_host_side) ids are ignored by equality.
     ///
     /// ```
     /// use dlpack_core::Device;
@@ -223,7 +225,24 @@ impl Device {
         }
     }
 
-    /// The canonical form: the id set to 0 where the device type has no meaningful id.
+    /// Whether this is host-side memory (`cpu`, `cuda_host`, `cuda_managed`, `rocm_host`,
+    /// `tpu_host`): the CPU addresses it directly, and its id is 0 by convention (`dlpack.h`),
+    /// so equality ignores the id.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// assert!(Device::CUDA_MANAGED.is_host_side());
+    /// assert!(!Device::cuda(0).is_host_side());
+    /// assert!(!Device::MAIA.is_host_side()); // an accelerator: its id counts
+    /// ```
+    pub const fn is_host_side(&self) -> bool {
+        match dlpack_grammar::device_info(self.device_type.0) {
+            Some(info) => info.host_side,
+            None => false,
+        }
+    }
+
+    /// The canonical form: the id set to 0 for host-side memory, whose id has no meaning.
     ///
     /// ```
     /// use dlpack_core::Device;
@@ -234,10 +253,10 @@ impl Device {
     #[inline]
     #[must_use]
     pub const fn canonical(self) -> Self {
-        if self.is_indexed() {
-            self
-        } else {
+        if self.is_host_side() {
             Self::new(self.device_type, 0)
+        } else {
+            self
         }
     }
 }
@@ -273,14 +292,8 @@ impl Device {
         if me.device_type.0 == memory.device_type.0 && me.device_id == memory.device_id {
             return true;
         }
-        const fn host_side(device_type: i32) -> bool {
-            matches!(
-                device_type,
-                t::CPU | t::CUDA_HOST | t::CUDA_MANAGED | t::ROCM_HOST | t::TPU_HOST
-            )
-        }
         match me.device_type.0 {
-            ty if host_side(ty) => host_side(memory.device_type.0),
+            _ if me.is_host_side() => memory.is_host_side(),
             t::CUDA => matches!(memory.device_type.0, t::CUDA_HOST | t::CUDA_MANAGED),
             t::ROCM => memory.device_type.0 == t::ROCM_HOST,
             _ => false,
@@ -399,6 +412,16 @@ mod tests {
             Device::CUDA_MANAGED
         );
         assert_ne!(Device::cuda(0), Device::cuda(1));
+        // Accelerators that print without an id at 0 still have ids that count.
+        for ty in [
+            DLDeviceType::MAIA,
+            DLDeviceType::HEXAGON,
+            DLDeviceType::WEBGPU,
+            DLDeviceType::VPI,
+            DLDeviceType::EXT_DEV,
+        ] {
+            assert_ne!(Device::new(ty, 1), Device::new(ty, 0), "{ty:?}");
+        }
         assert_ne!(
             Device::new(DLDeviceType(99), 0),
             Device::new(DLDeviceType(99), 1)

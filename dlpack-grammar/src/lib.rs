@@ -609,38 +609,54 @@ pub struct DeviceInfo {
     pub name: &'static str,
     /// The C enumerator in `dlpack.h` (`kDLCUDA`).
     pub c_name: &'static str,
-    /// Whether the id selects one of several devices, so the canonical form always shows it.
-    /// Host-side memory kinds (`cpu`, `cuda_host`, `cuda_managed`) have `device_id` 0 by
-    /// convention and print the bare name.
+    /// Whether the id selects one of several devices, so the canonical form always shows it
+    /// (`cuda:0`). The others print the bare name when the id is 0 (`cpu`, `webgpu`).
     pub indexed: bool,
+    /// Whether this is host-side memory (`cpu`, `cuda_host`, `cuda_managed`, `rocm_host`,
+    /// `tpu_host`): the CPU addresses it directly, and `dlpack.h` says its `device_id` "is set to
+    /// 0", so the id carries no meaning and equality ignores it.
+    pub host_side: bool,
 }
 
 /// Every known device type, in device-type order.
 pub const DEVICES: &[DeviceInfo] = &[
-    d(device_type::CPU, "cpu", "kDLCPU", false),
-    d(device_type::CUDA, "cuda", "kDLCUDA", true),
-    d(device_type::CUDA_HOST, "cuda_host", "kDLCUDAHost", false),
-    d(device_type::OPENCL, "opencl", "kDLOpenCL", true),
-    d(device_type::VULKAN, "vulkan", "kDLVulkan", true),
-    d(device_type::METAL, "metal", "kDLMetal", true),
-    d(device_type::VPI, "vpi", "kDLVPI", false),
-    d(device_type::ROCM, "rocm", "kDLROCM", true),
-    d(device_type::ROCM_HOST, "rocm_host", "kDLROCMHost", false),
-    d(device_type::EXT_DEV, "ext_dev", "kDLExtDev", false),
+    d(device_type::CPU, "cpu", "kDLCPU", false, true),
+    d(device_type::CUDA, "cuda", "kDLCUDA", true, false),
+    d(
+        device_type::CUDA_HOST,
+        "cuda_host",
+        "kDLCUDAHost",
+        false,
+        true,
+    ),
+    d(device_type::OPENCL, "opencl", "kDLOpenCL", true, false),
+    d(device_type::VULKAN, "vulkan", "kDLVulkan", true, false),
+    d(device_type::METAL, "metal", "kDLMetal", true, false),
+    d(device_type::VPI, "vpi", "kDLVPI", false, false),
+    d(device_type::ROCM, "rocm", "kDLROCM", true, false),
+    d(
+        device_type::ROCM_HOST,
+        "rocm_host",
+        "kDLROCMHost",
+        false,
+        true,
+    ),
+    d(device_type::EXT_DEV, "ext_dev", "kDLExtDev", false, false),
     d(
         device_type::CUDA_MANAGED,
         "cuda_managed",
         "kDLCUDAManaged",
         false,
+        true,
     ),
-    d(device_type::ONEAPI, "oneapi", "kDLOneAPI", true),
-    d(device_type::WEBGPU, "webgpu", "kDLWebGPU", false),
-    d(device_type::HEXAGON, "hexagon", "kDLHexagon", false),
-    d(device_type::MAIA, "maia", "kDLMAIA", false),
-    d(device_type::TRN, "trn", "kDLTrn", true),
-    d(device_type::TPU, "tpu", "kDLTPU", true),
-    d(device_type::TPU_HOST, "tpu_host", "kDLTPUHost", false),
-    d(device_type::ASCEND, "ascend", "kDLAscend", true),
+    d(device_type::ONEAPI, "oneapi", "kDLOneAPI", true, false),
+    d(device_type::WEBGPU, "webgpu", "kDLWebGPU", false, false),
+    d(device_type::HEXAGON, "hexagon", "kDLHexagon", false, false),
+    d(device_type::MAIA, "maia", "kDLMAIA", false, false),
+    d(device_type::TRN, "trn", "kDLTrn", true, false),
+    d(device_type::TPU, "tpu", "kDLTPU", true, false),
+    d(device_type::TPU_HOST, "tpu_host", "kDLTPUHost", false, true),
+    d(device_type::ASCEND, "ascend", "kDLAscend", true, false),
 ];
 
 const fn d(
@@ -648,12 +664,14 @@ const fn d(
     name: &'static str,
     c_name: &'static str,
     indexed: bool,
+    host_side: bool,
 ) -> DeviceInfo {
     DeviceInfo {
         device_type,
         name,
         c_name,
         indexed,
+        host_side,
     }
 }
 
