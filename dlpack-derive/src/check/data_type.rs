@@ -155,6 +155,9 @@ fn item<'a>(
     attrs: &'a Attrs,
     is_struct: bool,
 ) -> Option<Map<'a>> {
+    if attrs.poisoned || v.fields.iter().any(|f| f.attrs.poisoned) {
+        return None;
+    }
     let what = v.describe(input.ident);
     let delegates = fields_with(v, |a| a.delegate);
     if !is_struct {

@@ -118,7 +118,9 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
             }
             Map::Delegate { field, .. } => {
                 let pat = pattern(item.v, Some((field, &inner)));
-                quote!(#cfgs #pat => #krate::DlpackDataType::dlpack_data_type(#inner),)
+                let ty = field.ty;
+                let call = quote_spanned!(field.ty_span()=> <#ty as #krate::DlpackDataType>::dlpack_data_type(#inner));
+                quote!(#cfgs #pat => #call,)
             }
             Map::Skip => {
                 let pat = pattern(item.v, None);

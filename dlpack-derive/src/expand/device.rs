@@ -150,7 +150,9 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
             }
             Map::Delegate { field, .. } => {
                 let pat = pattern(item.v, Some((field, &inner)));
-                quote!(#cfgs #pat => #krate::DlpackDevice::dlpack_device(#inner),)
+                let ty = field.ty;
+                let call = quote_spanned!(field.ty_span()=> <#ty as #krate::DlpackDevice>::dlpack_device(#inner));
+                quote!(#cfgs #pat => #call,)
             }
             Map::Skip => {
                 let pat = pattern(item.v, None);
