@@ -40,7 +40,6 @@ pub(crate) enum Map<'a> {
     Delegate {
         field: &'a Field<'a>,
         export_only: bool,
-        span: Span,
     },
     /// No DLPack data type.
     Skip,
@@ -253,7 +252,6 @@ fn item<'a>(
         return Some(Map::Delegate {
             field: delegates[0].0,
             export_only: attrs.export_only.is_some(),
-            span,
         });
     }
 
@@ -294,7 +292,6 @@ fn item<'a>(
         return Some(Map::Delegate {
             field: &v.fields[0],
             export_only: false,
-            span: v.span,
         });
     }
     if !annotated(attrs, v) {

@@ -39,7 +39,6 @@ pub(crate) enum Map<'a> {
     Delegate {
         field: &'a Field<'a>,
         export_only: bool,
-        span: Span,
     },
     /// No DLPack device.
     Skip,
@@ -201,7 +200,6 @@ fn item<'a>(
         return Some(Map::Delegate {
             field,
             export_only: attrs.export_only.is_some(),
-            span,
         });
     }
 
@@ -228,7 +226,6 @@ fn item<'a>(
             return Some(Map::Delegate {
                 field: &v.fields[0],
                 export_only: false,
-                span: v.span,
             });
         }
         if !annotated(attrs, v) {

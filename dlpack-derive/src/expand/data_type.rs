@@ -377,8 +377,8 @@ fn checks(input: &Input, krate: &Path, items: &[Item]) -> TokenStream {
         .filter(concrete)
         .filter(|i| i.map.imports())
         .filter_map(|item| match &item.map {
-            Map::Delegate { field, span, .. } if !mentions_type_param(input, field.ty) => {
-                Some((item, field.ty, *span))
+            Map::Delegate { field, .. } if !mentions_type_param(input, field.ty) => {
+                Some((item, field.ty, field.ty_span()))
             }
             _ => None,
         })

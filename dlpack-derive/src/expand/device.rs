@@ -51,7 +51,7 @@ fn range(krate: &Path, info_type: i32, id: &Id) -> TokenStream {
         }
         Id::Field(f) => {
             let fty = f.ty;
-            quote_spanned!(f.span=> #krate::__private::id_range::<#fty>(#ty))
+            quote_spanned!(f.span=> #krate::__private::id_range(#ty, <#fty as #krate::__private::DeviceId>::MAX))
         }
         Id::With { .. } => quote!(#krate::set::DeviceRange::every(#ty)),
     }
@@ -136,7 +136,9 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
                     Id::Field(f) => {
                         let pat = pattern(item.v, Some((f, &id_binding)));
                         let (fty, ty) = (f.ty, device_type(krate, t));
-                        let call = quote_spanned!(f.span=> #krate::__private::export_id::<Self, #fty>(#ty, *#id_binding));
+                        let call = quote_spanned!(f.span=> #krate::__private::export_id::<Self>(
+                            #ty, <#fty as #krate::__private::DeviceId>::to_i128(*#id_binding)
+                        ));
                         quote!(#cfgs #pat => #call,)
                     }
                     Id::With { field, path } => {
@@ -206,8 +208,11 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
             Id::Field(f) => {
                 let fty = f.ty;
                 let built = construct(item.v, Some((f, quote!(#id_binding))));
-                let call =
-                    quote_spanned!(f.span=> #krate::__private::import_id::<Self, #fty>(device));
+                let call = quote_spanned!(f.span=> #krate::__private::import_id::<Self, #fty>(
+                    device,
+                    <#fty as #krate::__private::DeviceId>::from_id(device.device_id),
+                    <#fty as #krate::__private::DeviceId>::MAX,
+                ));
                 arms.push(quote! {
                     #cfgs #t => return match #call {
                         ::core::result::Result::Ok(#id_binding) => ::core::result::Result::Ok(#built),
@@ -412,8 +417,8 @@ fn checks(input: &Input, krate: &Path, items: &[Item]) -> TokenStream {
         .filter(concrete)
         .filter(|i| i.map.imports())
         .filter_map(|item| match &item.map {
-            Map::Delegate { field, span, .. } if !mentions_type_param(input, field.ty) => {
-                Some((item, field.ty, *span))
+            Map::Delegate { field, .. } if !mentions_type_param(input, field.ty) => {
+                Some((item, field.ty, field.ty_span()))
             }
             _ => None,
         })
