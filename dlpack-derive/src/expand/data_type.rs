@@ -43,8 +43,13 @@ fn value(krate: &Path, value: &Value) -> TokenStream {
     }
 }
 
-fn key_literal(code: u8, bits: u8, lanes: u16) -> Literal {
-    Literal::u32_suffixed(u32::from(code) | u32::from(bits) << 8 | u32::from(lanes) << 16)
+/// The key of a data type as a literal that reads as its parts: `0x0001_20_02` is lanes 1,
+/// bits 0x20, code 2 (`float32`).
+fn key_literal(code: u8, bits: u8, lanes: u16) -> syn::LitInt {
+    syn::LitInt::new(
+        &format!("0x{lanes:04x}_{bits:02x}_{code:02x}_u32"),
+        proc_macro2::Span::call_site(),
+    )
 }
 
 fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> TokenStream {
