@@ -5,8 +5,10 @@
 //! user item names. Generated items carry `#[automatically_derived]` and allow `deprecated`
 //! (a `#[deprecated]` variant is still converted without warnings).
 
+mod assertions;
 mod data_type;
 mod device;
+mod raw;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
