@@ -167,10 +167,10 @@ fn name(cx: &Ctxt, which: Which, out: &mut Attrs, lit: &LitStr) {
         Which::Device => match dlpack_grammar::parse_device(&text) {
             Ok((device_type, id)) => {
                 let info = dlpack_grammar::device_info(device_type).expect("parsed device");
-                let fix = if info.indexed {
-                    format!("#[dlpack({}, id = {id})]", info.name)
-                } else {
+                let fix = if info.host_side || (!info.indexed && id == 0) {
                     format!("#[dlpack({})]", info.name)
+                } else {
+                    format!("#[dlpack({}, id = {id})]", info.name)
                 };
                 cx.error(
                     lit.span(),

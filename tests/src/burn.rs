@@ -6,9 +6,10 @@
 //! exports `float32` and imports never choose it. A bool stored in `u8` is byte-for-byte
 //! DLPack's `bool` (one byte, 0 or 1), so `BoolStore::U8` exports `bool`; a bool stored in
 //! `u32` has no DLPack bool of that width and exports its storage, `uint32`. Quantized
-//! tensors (`QFloat`) have no DLPack data type. A wgpu device is a `webgpu` device whatever
-//! adapter it is (DLPack's `kDLWebGPU` has no ordinal): every variant exports `webgpu`, and
-//! importing `webgpu` gives `DefaultDevice`.
+//! tensors (`QFloat`) have no DLPack data type. A wgpu device is `webgpu:0` whatever adapter
+//! it is: wgpu's adapter indices and `Existing` ids are not DLPack device ordinals, so the
+//! integer fields are not ids (`id = 0`), every variant exports `webgpu:0`, and importing
+//! `webgpu:0` gives `DefaultDevice`.
 
 use dlpack_core::{DlpackDataType, DlpackDevice};
 
@@ -134,11 +135,11 @@ pub struct CudaDevice {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, DlpackDevice)]
 #[allow(missing_docs)]
 pub enum WgpuDevice {
-    #[dlpack(webgpu, export_only)]
+    #[dlpack(webgpu, id = 0, export_only)]
     DiscreteGpu(usize),
-    #[dlpack(webgpu, export_only)]
+    #[dlpack(webgpu, id = 0, export_only)]
     IntegratedGpu(usize),
-    #[dlpack(webgpu, export_only)]
+    #[dlpack(webgpu, id = 0, export_only)]
     VirtualGpu(usize),
     #[dlpack(webgpu, export_only)]
     Cpu,
@@ -149,7 +150,7 @@ pub enum WgpuDevice {
     #[deprecated]
     #[dlpack(webgpu, export_only)]
     BestAvailable,
-    #[dlpack(webgpu, export_only)]
+    #[dlpack(webgpu, id = 0, export_only)]
     Existing(u32),
 }
 

@@ -58,7 +58,7 @@ impl Map<'_> {
 }
 
 pub(crate) enum Id<'a> {
-    /// A device type without ids (`cpu`, `cuda_host`): always 0.
+    /// Host-side memory (`cpu`, `cuda_host`): exported as 0, any id imported.
     Zero,
     /// `id = N` on a unit variant of a numbered device type.
     Fixed(i32),
@@ -262,7 +262,7 @@ fn item<'a>(
         }
     }
 
-    if !info.indexed {
+    if info.host_side {
         for (span, source) in &id_sources {
             cx.error(
                 *span,
@@ -332,6 +332,8 @@ fn item<'a>(
     } else {
         match v.fields.as_slice() {
             [field] => Id::Field(field),
+            // An accelerator that is usually alone (`webgpu`, `maia`): a unit item means id 0.
+            [] if !info.indexed => Id::Fixed(0),
             [] => {
                 cx.error(
                     device.span,

@@ -50,7 +50,11 @@ fn main() -> Result<(), Error> {
     assert_eq!(e, Either::Left(Cpu));
     assert!(Either::<Cpu, CudaDevice>::from_dlpack_device(Device::cuda(0)).is_err());
     assert_eq!(Either::<Cpu, CudaDevice>::Right(CudaDevice { index: 1 }).dlpack_device()?, Device::cuda(1));
-    assert_eq!(Webgpu::Discrete(3).dlpack_device()?, Device::WEBGPU);
+    // `webgpu` prints without an id at 0, but it is an accelerator: a lone integer field is
+    // its id, and a unit variant is id 0.
+    assert_eq!(Webgpu::Discrete(3).dlpack_device()?, Device::new(Device::WEBGPU.device_type, 3));
+    assert_eq!(Webgpu::Default.dlpack_device()?, Device::WEBGPU);
+    assert!(Webgpu::from_dlpack_device(Device::new(Device::WEBGPU.device_type, 1)).is_err());
     assert_eq!(Webgpu::from_dlpack_device(Device::WEBGPU)?, Webgpu::Default);
     Ok(())
 }
