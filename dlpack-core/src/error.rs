@@ -95,6 +95,10 @@ pub enum Error {
     },
     /// A message from user code (a hand-written trait implementation, an `id_with` function).
     Message(Box<str>),
+    /// A failure of the CUDA backend: no driver, a driver call that failed, a bad `stream`
+    /// argument, a copy that `copy=False` forbids (feature `cuda`).
+    #[cfg(feature = "cuda")]
+    Cuda(crate::cuda::CudaError),
 }
 
 impl Error {
@@ -174,8 +178,17 @@ impl fmt::Display for Error {
                 "device id {id} is out of range for {type_name}: expected {min} to {max}"
             ),
             Self::Message(message) => f.write_str(message),
+            #[cfg(feature = "cuda")]
+            Self::Cuda(error) => fmt::Display::fmt(error, f),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(feature = "cuda")]
+impl From<crate::cuda::CudaError> for Error {
+    fn from(error: crate::cuda::CudaError) -> Self {
+        Self::Cuda(error)
+    }
+}

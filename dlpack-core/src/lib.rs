@@ -26,15 +26,21 @@
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
+//! - `cuda` (feature `cuda`): CUDA devices, streams and tensors.
 //!
 //! # Features
 //!
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
 //! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
+//! - `cuda`: the `cuda` module, on `cudarc` with the driver loaded at run time (builds without
+//!   a CUDA toolkit; needs Rust 1.88).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
+#[cfg(feature = "cuda")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cuda")))]
+pub mod cuda;
 mod data_type;
 mod device;
 mod element;
