@@ -4,41 +4,17 @@
 //! driver gets errors, not panics.
 #![cfg(feature = "cuda")]
 
+mod support;
+
 use std::ffi::c_void;
-use std::io::Write as _;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-use dlpack_core::cuda::cudarc::driver::{CudaContext, CudaStream, result};
+use dlpack_core::cuda::cudarc::driver::{CudaStream, result};
 use dlpack_core::cuda::{
     self, CudaError, StreamArg, Synced, cuda_device_info, cuda_devices, try_cuda_devices,
 };
 use dlpack_core::{Device, Error};
-
-/// The first CUDA device, or `None` after printing why the calling test skips. Panics instead
-/// of skipping when `DLPACK_REQUIRE_GPU=1`.
-fn gpu(test: &str) -> Option<Device> {
-    let reason = match try_cuda_devices() {
-        Ok(devices) if !devices.is_empty() => return Some(devices[0]),
-        Ok(_) => "the CUDA driver reports no device".to_owned(),
-        Err(error) => error.to_string(),
-    };
-    assert!(
-        std::env::var("DLPACK_REQUIRE_GPU").as_deref() != Ok("1"),
-        "{test}: DLPACK_REQUIRE_GPU=1 but {reason}"
-    );
-    // Straight to the process's stderr, past the test harness's capture, so that the skip
-    // shows in a plain `cargo test` run; one write, so that lines do not interleave.
-    let line = format!("skipping {test}: {reason}\n");
-    let _ = std::io::stderr().write_all(line.as_bytes());
-    None
-}
-
-/// The primary context of `device` and a new non-blocking stream on it.
-fn stream(device: Device) -> (Arc<CudaContext>, Arc<CudaStream>) {
-    let context = cuda::context(device).expect("primary context");
-    let stream = context.new_stream().expect("cuStreamCreate");
-    (context, stream)
-}
+use support::{gpu, stream};
 
 #[test]
 fn without_a_driver_every_entry_point_errors() {

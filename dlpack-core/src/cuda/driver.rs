@@ -52,6 +52,14 @@ pub(crate) fn driver_error(call: &'static str, error: DriverError) -> CudaError 
     }
 }
 
+impl From<DriverError> for Error {
+    /// A failed cudarc call, so that `?` works on cudarc results in code that returns this
+    /// crate's [`Error`]. The driver function is not known here, so the error names none.
+    fn from(error: DriverError) -> Self {
+        Self::Cuda(driver_error("a CUDA driver call", error))
+    }
+}
+
 /// Maps a cudarc result to this crate's error, naming the driver call.
 pub(crate) trait Check<T> {
     /// `Err(Error::Cuda(CudaError::Driver { call, .. }))` on failure.

@@ -54,6 +54,13 @@ pub enum CudaError {
         /// Why it is refused.
         reason: &'static str,
     },
+    /// A stream on another device than the one a copy runs on.
+    WrongStream {
+        /// The stream's device.
+        stream: Device,
+        /// The device the copy needs a stream of.
+        device: Device,
+    },
     /// `copy=False` was asked for, but the tensor is on a device that `device` cannot read.
     CopyRequired {
         /// Where the tensor is.
@@ -87,6 +94,10 @@ impl fmt::Display for CudaError {
                     "stream={stream} is not allowed for a CUDA tensor: {reason}"
                 )
             }
+            Self::WrongStream { stream, device } => write!(
+                f,
+                "the stream is on {stream}, but the copy runs on {device}: pass a stream of {device}"
+            ),
             Self::CopyRequired { from, to } => write!(
                 f,
                 "copy=False, but a tensor on {from} cannot be used on {to} without a copy"
