@@ -26,6 +26,9 @@
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
+//! - [`tensor`]: tensor exchange: [`ManagedTensor`] and [`LegacyManagedTensor`] (owned, the
+//!   deleter runs exactly once), validated [`TensorView`]s, zero-copy export, and the ownership
+//!   rules.
 //! - `cuda` (feature `cuda`): CUDA devices, streams and tensors.
 //!
 //! # Features
@@ -33,6 +36,7 @@
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
 //! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
+//! - `ndarray`: `ndarray` views of imported tensors and zero-copy export of `ndarray` arrays.
 //! - `cuda`: the `cuda` module, on `cudarc` with the driver loaded at run time (builds without
 //!   a CUDA toolkit; needs Rust 1.88).
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -47,6 +51,7 @@ mod element;
 mod error;
 pub mod ffi;
 pub mod set;
+pub mod tensor;
 
 pub use convert::{
     DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
@@ -55,6 +60,7 @@ pub use data_type::DataType;
 pub use device::Device;
 pub use element::Element;
 pub use error::Error;
+pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 
 /// The grammar's reasons, carried by [`Error`]'s parse and validation variants.
 pub mod reason {
