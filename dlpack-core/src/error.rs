@@ -191,6 +191,12 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 #[cfg(feature = "cuda")]
+/// [`Error::Cuda`].
+///
+/// ```
+/// use dlpack_core::{Error, cuda::CudaError};
+/// assert_eq!(Error::from(CudaError::NoDriver), Error::Cuda(CudaError::NoDriver));
+/// ```
 impl From<crate::cuda::CudaError> for Error {
     fn from(error: crate::cuda::CudaError) -> Self {
         Self::Cuda(error)

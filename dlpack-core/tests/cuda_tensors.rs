@@ -266,7 +266,7 @@ fn cuda_views_refuse_null_and_misaligned_data() {
     let view = unsafe { TensorView::from_dl_tensor(&ok, Flags::READ_ONLY, DLPackVersion::CURRENT) }
         .unwrap();
     let mut typed = CudaTensorView::<f64>::new(view).unwrap();
-    assert!(typed.is_read_only());
+    assert!(typed.flags().contains(Flags::READ_ONLY));
     assert_eq!(
         typed.device_ptr_mut(),
         Err(Error::Tensor(TensorError::ReadOnly))
@@ -296,7 +296,7 @@ fn gpu_export_import_round_trip() {
     assert_eq!(view.device(), device);
     assert_eq!((view.shape(), view.strides()), (&[3, 4][..], &[4, 1][..]));
     assert_eq!(view.device_ptr(), address, "exported in place, not copied");
-    assert_eq!(view.to_vec(Some(&stream)).expect("download"), values);
+    assert_eq!(view.to_host_vec(Some(&stream)).expect("download"), values);
     // to the host with copy=None: a copy (the CPU cannot read cuda:n).
     drop(view);
     let host = cuda::to_device(tensor, Device::CPU, CopyMode::IfNeeded, Some(&stream)).unwrap();
@@ -342,7 +342,7 @@ fn gpu_the_owner_lives_until_the_deleter_runs() {
     // SAFETY: from `into_raw`, taken back once.
     let tensor = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
     let view = CudaTensorView::<u8>::new(tensor.view().unwrap()).unwrap();
-    assert_eq!(view.to_vec(Some(&stream)).unwrap(), [1, 2, 3]);
+    assert_eq!(view.to_host_vec(Some(&stream)).unwrap(), [1, 2, 3]);
     drop(view);
     assert!(!dropped.load(Ordering::SeqCst));
     // The consumer releases the tensor: the deleter drops the owner, on another thread here.
@@ -429,13 +429,13 @@ fn gpu_strided_device_tensors_are_gathered() {
     let view = CudaTensorView::<i16>::new(tensor.view().unwrap()).unwrap();
     assert!(!view.is_contiguous());
     // Row 0 is elements 4 and 6, row 1 is elements 0 and 2.
-    assert_eq!(view.to_vec(Some(&stream)).unwrap(), [4, 6, 0, 2]);
+    assert_eq!(view.to_host_vec(Some(&stream)).unwrap(), [4, 6, 0, 2]);
     drop(view);
     // Device to device: compact.
     let copy = cuda::to_device(tensor, device, CopyMode::Always, Some(&stream)).unwrap();
     let view = CudaTensorView::<i16>::new(copy.view().unwrap()).unwrap();
     assert!(view.is_contiguous());
-    assert_eq!(view.to_vec(None).unwrap(), [4, 6, 0, 2]);
+    assert_eq!(view.to_host_vec(None).unwrap(), [4, 6, 0, 2]);
 }
 
 #[test]

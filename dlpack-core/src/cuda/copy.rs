@@ -28,10 +28,9 @@ use crate::tensor::{Flags, TensorOwner, TensorParts, TensorView};
 /// assert_eq!(CopyMode::from_python(Some(false)), CopyMode::Never);
 /// assert_eq!(CopyMode::from(Some(true)), CopyMode::Always);
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CopyMode {
     /// `copy=None`: share the memory when the target device can read it, copy otherwise.
-    #[default]
     IfNeeded,
     /// `copy=False`: share the memory, or fail with
     /// [`CudaError::CopyRequired`] when the target device cannot read it.
@@ -40,8 +39,25 @@ pub enum CopyMode {
     Always,
 }
 
+/// [`IfNeeded`](CopyMode::IfNeeded): what `copy=None`, the standard's default, means.
+///
+/// ```
+/// use dlpack_core::cuda::CopyMode;
+/// assert_eq!(CopyMode::default(), CopyMode::from_python(None));
+/// ```
+impl Default for CopyMode {
+    fn default() -> Self {
+        Self::IfNeeded
+    }
+}
+
 impl CopyMode {
     /// From the Python-level `copy` argument.
+    ///
+    /// ```
+    /// use dlpack_core::cuda::CopyMode;
+    /// assert_eq!(CopyMode::from_python(Some(false)), CopyMode::Never);
+    /// ```
     pub const fn from_python(copy: Option<bool>) -> Self {
         match copy {
             None => Self::IfNeeded,
@@ -51,6 +67,12 @@ impl CopyMode {
     }
 
     /// Back to the Python-level value.
+    ///
+    /// ```
+    /// use dlpack_core::cuda::CopyMode;
+    /// assert_eq!(CopyMode::Always.to_python(), Some(true));
+    /// assert_eq!(CopyMode::IfNeeded.to_python(), None);
+    /// ```
     pub const fn to_python(self) -> Option<bool> {
         match self {
             Self::IfNeeded => None,
@@ -60,6 +82,13 @@ impl CopyMode {
     }
 }
 
+/// [`CopyMode::from_python`].
+///
+/// ```
+/// use dlpack_core::cuda::CopyMode;
+/// let copy: CopyMode = Some(true).into();
+/// assert_eq!(copy, CopyMode::Always);
+/// ```
 impl From<Option<bool>> for CopyMode {
     fn from(copy: Option<bool>) -> Self {
         Self::from_python(copy)
@@ -231,8 +260,19 @@ impl<T: Element> CudaTensorView<'_, T> {
     /// default stream of the tensor's device when `None`; see [`to_device`]).
     ///
     /// A `bool` tensor is refused if a byte is neither 0 nor 1, as host views refuse it.
-    pub fn to_vec(&self, stream: Option<&Arc<CudaStream>>) -> Result<Vec<T>, Error> {
-        let view = self.as_view();
+    ///
+    /// ```
+    /// use dlpack_core::{Device, cuda::{self, CudaBuffer, CudaTensorView}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    ///
+    /// let tensor = CudaBuffer::from_host(&stream, &[1_u8, 2, 3, 4], &[2, 2])?.into_dlpack()?;
+    /// let view = CudaTensorView::<u8>::new(tensor.view()?)?;
+    /// assert_eq!(view.to_host_vec(None)?, [1, 2, 3, 4]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn to_host_vec(&self, stream: Option<&Arc<CudaStream>>) -> Result<Vec<T>, Error> {
+        let view: &TensorView<'_> = self;
         let stream = copy_stream(stream, cuda_side(view.device()))?;
         let mut out = HostBytes::for_copy(view);
         device_to_host(view, &stream, out.bytes_mut())?;

@@ -52,9 +52,21 @@ pub(crate) fn driver_error(call: &'static str, error: DriverError) -> CudaError 
     }
 }
 
+/// A failed cudarc call, so that `?` works on cudarc results in code that returns this
+/// crate's [`Error`]. The driver function is not known here, so the error names none.
+///
+/// ```
+/// use dlpack_core::{Device, Error, cuda};
+///
+/// fn streams() -> Result<usize, Error> {
+///     let context = cuda::context(Device::cuda(0))?;
+///     let _stream = context.new_stream()?; // a cudarc `DriverError` converts
+///     Ok(1)
+/// }
+/// // Without a GPU the first `?` returns the reason.
+/// let _ = streams();
+/// ```
 impl From<DriverError> for Error {
-    /// A failed cudarc call, so that `?` works on cudarc results in code that returns this
-    /// crate's [`Error`]. The driver function is not known here, so the error names none.
     fn from(error: DriverError) -> Self {
         Self::Cuda(driver_error("a CUDA driver call", error))
     }

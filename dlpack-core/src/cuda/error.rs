@@ -70,6 +70,14 @@ pub enum CudaError {
     },
 }
 
+/// A lower-case sentence naming the value and what was expected.
+///
+/// ```
+/// use dlpack_core::{Device, cuda::CudaError};
+///
+/// let err = CudaError::DeviceNotFound { device: Device::cuda(2), count: 1 };
+/// assert_eq!(err.to_string(), "cuda:2 does not exist: the CUDA driver reports 1 device");
+/// ```
 impl fmt::Display for CudaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

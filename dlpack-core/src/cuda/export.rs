@@ -54,6 +54,18 @@ impl<T: Element> CudaBuffer<T> {
     /// still needs a slice of some length). Makes the slice's stream wait
     /// for work cudarc tracks on the slice from other streams, so that the slice's stream is
     /// the one [`sync_for_consumer`](super::sync_for_consumer) has to order consumers after.
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// let slice = stream.alloc_zeros::<f32>(6)?;
+    /// let buffer = CudaBuffer::new(slice, &[2, 3])?;
+    /// assert_eq!(buffer.shape(), [2, 3]);
+    /// let wrong = stream.alloc_zeros::<f32>(5)?;
+    /// assert!(CudaBuffer::new(wrong, &[2, 3]).is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn new(mut slice: CudaSlice<T>, shape: &[usize]) -> Result<Self, Error> {
         driver()?;
         let count = shape.iter().try_fold(1_usize, |n, &d| n.checked_mul(d));
@@ -84,6 +96,15 @@ impl<T: Element> CudaBuffer<T> {
     }
 
     /// Copies `data` to a new allocation on `stream`'s device and wraps it with `shape`.
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// let buffer = CudaBuffer::from_host(&stream, &[1_i64, 2, 3], &[3])?;
+    /// assert_eq!(buffer.slice().len(), 3);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn from_host(stream: &Arc<CudaStream>, data: &[T], shape: &[usize]) -> Result<Self, Error>
     where
         T: DeviceRepr,
@@ -107,6 +128,16 @@ impl<T: Element> CudaBuffer<T> {
     }
 
     /// Flagged `READ_ONLY` on export: consumers must not write through the tensor.
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// use dlpack_core::tensor::Flags;
+    /// let tensor = CudaBuffer::from_host(&stream, &[1_u8], &[1])?.read_only().into_dlpack()?;
+    /// assert!(tensor.view()?.flags().contains(Flags::READ_ONLY));
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     #[must_use]
     pub fn read_only(mut self) -> Self {
         self.flags.insert(Flags::READ_ONLY);
@@ -114,27 +145,73 @@ impl<T: Element> CudaBuffer<T> {
     }
 
     /// The device, `cuda:n`.
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// let buffer = CudaBuffer::from_host(&stream, &[0_u16; 4], &[4])?;
+    /// assert_eq!(buffer.device(), Device::cuda(0));
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn device(&self) -> Device {
         self.device
     }
 
     /// The shape.
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// let buffer = CudaBuffer::from_host(&stream, &[0_u16; 4], &[2, 2])?;
+    /// assert_eq!(buffer.shape(), [2, 2]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
 
     /// The stream the slice was allocated on, where its pending work is ordered: the
     /// `producer` of [`sync_for_consumer`](super::sync_for_consumer).
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// let buffer = CudaBuffer::from_host(&stream, &[0_u16; 4], &[4])?;
+    /// assert_eq!(buffer.stream(), &stream);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn stream(&self) -> &Arc<CudaStream> {
         self.slice.stream()
     }
 
     /// The slice.
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// let buffer = CudaBuffer::from_host(&stream, &[5_i32, 6], &[2])?;
+    /// assert_eq!(stream.clone_dtoh(buffer.slice())?, [5, 6]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn slice(&self) -> &CudaSlice<T> {
         &self.slice
     }
 
     /// The slice back, without its shape.
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// let buffer = CudaBuffer::from_host(&stream, &[5_i32, 6], &[2])?;
+    /// let slice = buffer.into_slice();
+    /// assert_eq!(slice.len(), 2);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_slice(self) -> CudaSlice<T> {
         self.slice
     }
@@ -147,11 +224,38 @@ impl<T: Element> CudaBuffer<T> {
     /// tensor once that work is finished or ordered before the slice's stream, as with any
     /// DLPack producer. Call [`sync_for_consumer`](super::sync_for_consumer) with
     /// [`stream`](Self::stream) first when the consumer named a stream.
+    ///
+    /// ```
+    /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// # let stream = context.default_stream();
+    /// use dlpack_core::cuda::{CudaTensorView, StreamArg};
+    /// let buffer = CudaBuffer::from_host(&stream, &[1.5_f64, 2.5], &[2])?;
+    /// // SAFETY: the per-thread default stream needs no promise.
+    /// unsafe { cuda::sync_for_consumer(buffer.stream(), StreamArg::PerThreadDefault) }?;
+    /// let tensor = buffer.into_dlpack()?;
+    /// let view = CudaTensorView::<f64>::new(tensor.view()?)?;
+    /// assert_eq!(view.to_host_vec(Some(&stream))?, [1.5, 2.5]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_dlpack(self) -> Result<ManagedTensor, Error> {
         ManagedTensor::from_owner(self)
     }
 }
 
+/// Export without a copy: the tensor describes the buffer's memory on `cuda:n` and owns the
+/// buffer.
+///
+/// ```
+/// use dlpack_core::{Device, ManagedTensor, cuda::{self, CudaBuffer}};
+/// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+/// # let stream = context.default_stream();
+///
+/// let buffer = CudaBuffer::from_host(&stream, &[7_u32; 6], &[3, 2])?;
+/// let tensor = ManagedTensor::from_owner(buffer)?; // what `into_dlpack` does
+/// assert_eq!(tensor.view()?.strides(), [2, 1]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 // SAFETY: `ptr` is the first element of `slice`, an allocation of `slice.len()` initialised
 // `T`s on `device` (cudarc allocates zeroed or copied memory; an empty tensor reads none),
 // which the buffer owns: it is

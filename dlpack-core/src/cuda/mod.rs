@@ -84,6 +84,19 @@
 //! # Minimum Rust version
 //!
 //! The feature needs Rust 1.88 (cudarc's `libloading` dependency), above the crate's 1.85.
+/// The [`cudarc`](https://docs.rs/cudarc) crate this backend is built on, re-exported so that
+/// your `CudaSlice`s, streams and contexts are of the same version as this crate's.
+///
+/// ```
+/// use dlpack_core::cuda::cudarc::driver::CudaContext;
+/// use dlpack_core::{Device, cuda};
+///
+/// // `cuda::context` hands out cudarc's own context type.
+/// let context: Option<std::sync::Arc<CudaContext>> = cuda::context(Device::cuda(0)).ok();
+/// if let Some(context) = context {
+///     assert_eq!(context.ordinal(), 0);
+/// }
+/// ```
 pub use cudarc;
 
 mod copy;

@@ -50,10 +50,9 @@ const PER_THREAD: usize = 2;
 /// assert_eq!(StreamArg::PerThreadDefault.to_python(), 2);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StreamArg {
     /// `None` (the default) or `1`: the consumer uses the legacy default stream.
-    #[default]
     LegacyDefault,
     /// `2`: the consumer uses the per-thread default stream of the calling thread.
     PerThreadDefault,
@@ -66,12 +65,37 @@ pub enum StreamArg {
     NoSync,
 }
 
+/// [`LegacyDefault`](StreamArg::LegacyDefault): what `stream=None`, the standard's
+/// default, means.
+///
+/// ```
+/// use dlpack_core::cuda::StreamArg;
+/// assert_eq!(StreamArg::default(), StreamArg::from_python(None)?);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+impl Default for StreamArg {
+    fn default() -> Self {
+        Self::LegacyDefault
+    }
+}
+
 impl StreamArg {
     /// Parses the Python-level `stream` argument of `__dlpack__` for a CUDA tensor.
     ///
     /// Refuses `0` (the standard calls it ambiguous), negative values other than `-1`, and
     /// handles that do not fit in a pointer, with a
     /// [`CudaError::InvalidStream`] that says what is allowed.
+    ///
+    /// ```
+    /// use dlpack_core::{Error, cuda::{CudaError, StreamArg}};
+    ///
+    /// assert_eq!(StreamArg::from_python(Some(2))?, StreamArg::PerThreadDefault);
+    /// assert!(matches!(
+    ///     StreamArg::from_python(Some(-3)),
+    ///     Err(Error::Cuda(CudaError::InvalidStream { stream: -3, .. }))
+    /// ));
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn from_python(stream: Option<i128>) -> Result<Self, Error> {
         let Some(value) = stream else {
             return Ok(Self::LegacyDefault);
@@ -105,6 +129,14 @@ impl StreamArg {
     /// The Python-level integer a consumer passes to `__dlpack__(stream=…)`: `1`, `2`, the
     /// handle, or `-1`. [`from_python`](Self::from_python) reads it back as the same value
     /// (a `Handle` of 0, 1 or 2 comes back as the default stream it denotes).
+    ///
+    /// ```
+    /// use dlpack_core::cuda::StreamArg;
+    ///
+    /// assert_eq!(StreamArg::LegacyDefault.to_python(), 1);
+    /// assert_eq!(StreamArg::NoSync.to_python(), -1);
+    /// assert_eq!(StreamArg::Handle(0x7f00_2000).to_python(), 0x7f00_2000);
+    /// ```
     pub fn to_python(self) -> i128 {
         match self.normalized() {
             Self::LegacyDefault => LEGACY as i128,
@@ -133,6 +165,14 @@ impl StreamArg {
 
     /// The same argument with the driver's special handles named: `Handle(0 | 1)` is
     /// `LegacyDefault`, `Handle(2)` is `PerThreadDefault`.
+    ///
+    /// ```
+    /// use dlpack_core::cuda::StreamArg;
+    ///
+    /// assert_eq!(StreamArg::Handle(0).normalized(), StreamArg::LegacyDefault);
+    /// assert_eq!(StreamArg::Handle(2).normalized(), StreamArg::PerThreadDefault);
+    /// assert_eq!(StreamArg::Handle(9).normalized(), StreamArg::Handle(9));
+    /// ```
     #[must_use]
     pub const fn normalized(self) -> Self {
         match self {
@@ -143,7 +183,16 @@ impl StreamArg {
     }
 
     /// The raw `CUstream` value the driver takes for this argument, or `None` for
-    /// [`NoSync`](Self::NoSync).
+    /// [`NoSync`](Self::NoSync): `CU_STREAM_LEGACY` (1), `CU_STREAM_PER_THREAD` (2) or the
+    /// handle.
+    ///
+    /// ```
+    /// use dlpack_core::cuda::StreamArg;
+    ///
+    /// assert_eq!(StreamArg::LegacyDefault.raw(), Some(1));
+    /// assert_eq!(StreamArg::Handle(0).raw(), Some(1)); // the null stream is the legacy one
+    /// assert_eq!(StreamArg::NoSync.raw(), None);
+    /// ```
     pub const fn raw(self) -> Option<usize> {
         match self.normalized() {
             Self::LegacyDefault => Some(LEGACY),
@@ -174,6 +223,14 @@ fn plan(producer: usize, consumer: StreamArg) -> Plan {
 }
 
 /// What [`sync_for_consumer`] did.
+///
+/// ```
+/// use dlpack_core::cuda::Synced;
+///
+/// // A producer may log it, or count the waits it enqueued.
+/// let done = Synced::Waited;
+/// assert_ne!(done, Synced::SameStream);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Synced {
