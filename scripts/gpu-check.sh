@@ -83,13 +83,15 @@ if [[ $built == 1 ]]; then
     fi
     passed=$(grep -Eo '[0-9]+ passed' "$log_dir/tests.log" | awk '{s += $1} END {print s + 0}')
     failures=$(grep -Eo '[0-9]+ failed' "$log_dir/tests.log" | awk '{s += $1} END {print s + 0}')
-    cuda_tests=$(grep -Ec '^test .*cuda.* \.\.\. ok$' "$log_dir/tests.log")
-    skipped=$(grep -c '^skipping ' "$log_dir/tests.log")
+    gpu_tests=$(grep -Ec '^test gpu_.* \.\.\. ok$' "$log_dir/tests.log")
+    # The harness prints "test NAME ... " before a test runs, so these may follow it on a line.
+    skipped=$(grep -Eo 'skipping [A-Za-z0-9_]+: ' "$log_dir/tests.log" | wc -l)
+    not_run=$(grep -Eo 'not run [A-Za-z0-9_]+: ' "$log_dir/tests.log" | wc -l)
     if [[ $skipped -gt 0 ]]; then
         status=FAIL # DLPACK_REQUIRE_GPU=1 makes skips failures; one here means a test ignored it
     fi
     record "$status" "rust tests" \
-        "$passed passed ($cuda_tests named cuda), $failures failed, $skipped skipped"
+        "$passed passed ($gpu_tests gpu_* tests), $failures failed, $skipped skipped, $not_run not run (need more GPUs)"
 else
     record SKIP "rust tests" "the build failed"
 fi

@@ -1,4 +1,4 @@
-//! CUDA backend tests. Those that need a GPU skip with a printed reason when none is found,
+//! CUDA backend tests. Those that need a GPU (named `gpu_*`) skip with a printed reason when none is found,
 //! and fail instead when `DLPACK_REQUIRE_GPU=1` (as `scripts/gpu-check.sh` sets it), so a GPU
 //! run cannot pass by skipping. The others run everywhere and check that a machine without a
 //! driver gets errors, not panics.
@@ -67,8 +67,8 @@ fn an_ordinal_past_the_last_device_is_not_found() {
 }
 
 #[test]
-fn device_info() {
-    let Some(device) = gpu("device_info") else {
+fn gpu_device_info() {
+    let Some(device) = gpu("gpu_device_info") else {
         return;
     };
     let info = cuda_device_info(device).expect("device info");
@@ -89,8 +89,8 @@ fn device_info() {
 }
 
 #[test]
-fn sync_for_consumer_waits_only_when_streams_differ() {
-    let Some(device) = gpu("sync_for_consumer_waits_only_when_streams_differ") else {
+fn gpu_sync_for_consumer_waits_only_when_streams_differ() {
+    let Some(device) = gpu("gpu_sync_for_consumer_waits_only_when_streams_differ") else {
         return;
     };
     let (context, producer) = stream(device);
@@ -153,8 +153,8 @@ impl Gate {
 }
 
 #[test]
-fn the_consumer_stream_waits_for_the_producer_stream() {
-    let Some(device) = gpu("the_consumer_stream_waits_for_the_producer_stream") else {
+fn gpu_the_consumer_stream_waits_for_the_producer_stream() {
+    let Some(device) = gpu("gpu_the_consumer_stream_waits_for_the_producer_stream") else {
         return;
     };
     let (context, producer) = stream(device);

@@ -20,16 +20,20 @@ pub fn gpu(test: &str) -> Option<Device> {
         std::env::var("DLPACK_REQUIRE_GPU").as_deref() != Ok("1"),
         "{test}: DLPACK_REQUIRE_GPU=1 but {reason}"
     );
-    skip(test, &reason);
+    say(&format!("skipping {test}: {reason}"));
     None
 }
 
-/// Prints why `test` skips: straight to the process's stderr, past the test harness's
-/// capture, so that it shows in a plain `cargo test` run; one write, so that lines do not
-/// interleave.
-pub fn skip(test: &str, reason: &str) {
-    let line = format!("skipping {test}: {reason}\n");
-    let _ = std::io::stderr().write_all(line.as_bytes());
+/// Prints that `test` does not run on this machine's hardware (two GPUs where there is one):
+/// not a skip that `DLPACK_REQUIRE_GPU=1` turns into a failure.
+pub fn not_run(test: &str, reason: &str) {
+    say(&format!("not run {test}: {reason}"));
+}
+
+/// Straight to the process's stderr, past the test harness's capture, so that it shows in a
+/// plain `cargo test` run; one write, so that lines do not interleave.
+fn say(line: &str) {
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
 }
 
 /// The primary context of `device` and a new non-blocking stream on it.
