@@ -105,12 +105,14 @@ mod driver;
 mod error;
 mod export;
 mod stream;
+mod transfer;
 mod view;
 
-pub use copy::{CopyMode, to_device};
+pub use copy::CopyMode;
 pub use device::{CudaDeviceInfo, cuda_device_info, cuda_devices, try_cuda_devices};
 pub use driver::context;
 pub use error::CudaError;
 pub use export::CudaBuffer;
 pub use stream::{StreamArg, Synced, sync_for_consumer};
+pub use transfer::to_device;
 pub use view::CudaTensorView;
