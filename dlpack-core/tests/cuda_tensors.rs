@@ -7,7 +7,6 @@
 
 mod support;
 
-use std::ffi::c_void;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -173,7 +172,7 @@ fn fake_cuda_tensor(
     byte_offset: u64,
 ) -> DLTensor {
     DLTensor {
-        data: address as *mut c_void,
+        data: std::ptr::without_provenance_mut(address),
         device,
         ndim: shape.len() as i32,
         dtype,
@@ -399,7 +398,7 @@ struct StridedDevice {
 unsafe impl TensorOwner for StridedDevice {
     fn describe(&mut self) -> TensorParts<'_> {
         TensorParts::new(
-            self.ptr as usize as *mut c_void,
+            std::ptr::without_provenance_mut(self.ptr as usize),
             self.device,
             DataType::I16,
             &[2_usize, 2],

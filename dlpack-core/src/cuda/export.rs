@@ -266,7 +266,7 @@ impl<T: Element> CudaBuffer<T> {
 unsafe impl<T: Element> TensorOwner for CudaBuffer<T> {
     fn describe(&mut self) -> TensorParts<'_> {
         TensorParts::new(
-            self.ptr as usize as *mut c_void,
+            device_address(self.ptr),
             self.device,
             T::DATA_TYPE,
             &*self.shape,
@@ -294,7 +294,7 @@ pub(crate) struct CudaBytes {
 unsafe impl TensorOwner for CudaBytes {
     fn describe(&mut self) -> TensorParts<'_> {
         TensorParts::new(
-            self.ptr as usize as *mut c_void,
+            device_address(self.ptr),
             self.device,
             self.dtype,
             &*self.shape,
@@ -315,4 +315,11 @@ impl Drop for BindOnDrop {
         // slice drops; nothing can be done about it in a deleter.
         let _ = self.0.bind_to_thread();
     }
+}
+
+/// A device address as the `data` pointer of a `DLTensor`: an address in the device's (unified)
+/// address space, which the host never dereferences, so it carries no host provenance.
+fn device_address(ptr: u64) -> *mut c_void {
+    // CUDA is 64-bit only: device addresses fit in `usize`.
+    core::ptr::without_provenance_mut(ptr as usize)
 }

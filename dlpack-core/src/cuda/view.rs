@@ -34,7 +34,7 @@ use crate::tensor::{Flags, TensorError, TensorView};
 /// // checked, never read, so this runs without a GPU).
 /// let (mut shape, mut strides) = ([2_i64, 3], [3_i64, 1]);
 /// let raw = DLTensor {
-///     data: 0x7f3a_0000_0000_usize as *mut _,
+///     data: core::ptr::without_provenance_mut(0x7f3a_0000_0000), // a device address
 ///     device: Device::cuda(1),
 ///     ndim: 2,
 ///     dtype: DataType::F32,
@@ -122,7 +122,7 @@ impl<'a, T: Element> CudaTensorView<'a, T> {
     /// # use dlpack_core::tensor::{Flags, TensorView};
     /// # use dlpack_core::{DataType, Device, cuda::CudaTensorView};
     /// # let (mut shape, mut strides) = ([4_i64], [1_i64]);
-    /// # let raw = DLTensor { data: 0x1000_usize as *mut _, device: Device::cuda(0), ndim: 1,
+    /// # let raw = DLTensor { data: core::ptr::without_provenance_mut(0x1000), device: Device::cuda(0), ndim: 1,
     /// #     dtype: DataType::I32, shape: shape.as_mut_ptr(), strides: strides.as_mut_ptr(), byte_offset: 8 };
     /// # // SAFETY: metadata outlives the view; device memory is never read.
     /// # let view = unsafe { TensorView::from_dl_tensor(&raw, Flags::EMPTY, DLPackVersion::CURRENT)? };
@@ -146,7 +146,7 @@ impl<'a, T: Element> CudaTensorView<'a, T> {
     /// # use dlpack_core::tensor::{Flags, TensorView};
     /// # use dlpack_core::{DataType, Device, cuda::CudaTensorView};
     /// # let (mut shape, mut strides) = ([4_i64], [1_i64]);
-    /// # let raw = DLTensor { data: 0x1000_usize as *mut _, device: Device::cuda(0), ndim: 1,
+    /// # let raw = DLTensor { data: core::ptr::without_provenance_mut(0x1000), device: Device::cuda(0), ndim: 1,
     /// #     dtype: DataType::I32, shape: shape.as_mut_ptr(), strides: strides.as_mut_ptr(), byte_offset: 0 };
     /// # // SAFETY: metadata outlives the views; device memory is never read.
     /// # let writable = unsafe { TensorView::from_dl_tensor(&raw, Flags::EMPTY, DLPackVersion::CURRENT)? };
@@ -170,7 +170,7 @@ impl<'a, T: Element> CudaTensorView<'a, T> {
 /// # use dlpack_core::tensor::{Flags, TensorView};
 /// # use dlpack_core::{DataType, Device, cuda::CudaTensorView};
 /// # let (mut shape, mut strides) = ([3_i64, 2], [1_i64, 3]);
-/// # let raw = DLTensor { data: 0x1000_usize as *mut _, device: Device::CUDA_MANAGED, ndim: 2,
+/// # let raw = DLTensor { data: core::ptr::without_provenance_mut(0x1000), device: Device::CUDA_MANAGED, ndim: 2,
 /// #     dtype: DataType::U8, shape: shape.as_mut_ptr(), strides: strides.as_mut_ptr(), byte_offset: 0 };
 /// # // SAFETY: metadata outlives the view; device memory is never read.
 /// # let view = unsafe { TensorView::from_dl_tensor(&raw, Flags::EMPTY, DLPackVersion::CURRENT)? };
