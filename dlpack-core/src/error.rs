@@ -98,6 +98,10 @@ pub enum Error {
     Message(Box<str>),
     /// A tensor was refused on import or export: the reason names the field and the value.
     Tensor(TensorError),
+    /// A failure of the CUDA backend: no driver, a driver call that failed, a bad `stream`
+    /// argument, a copy that `copy=False` forbids (feature `cuda`).
+    #[cfg(feature = "cuda")]
+    Cuda(crate::cuda::CudaError),
 }
 
 impl Error {
@@ -188,6 +192,8 @@ impl fmt::Display for Error {
             ),
             Self::Message(message) => f.write_str(message),
             Self::Tensor(err) => fmt::Display::fmt(err, f),
+            #[cfg(feature = "cuda")]
+            Self::Cuda(error) => fmt::Display::fmt(error, f),
         }
     }
 }
@@ -208,3 +214,15 @@ impl std::error::Error for Error {}
 
 #[cfg(test)]
 mod tests;
+#[cfg(feature = "cuda")]
+/// [`Error::Cuda`].
+///
+/// ```
+/// use dlpack_core::{Error, cuda::CudaError};
+/// assert_eq!(Error::from(CudaError::NoDriver), Error::Cuda(CudaError::NoDriver));
+/// ```
+impl From<crate::cuda::CudaError> for Error {
+    fn from(error: crate::cuda::CudaError) -> Self {
+        Self::Cuda(error)
+    }
+}

@@ -60,6 +60,7 @@
 //!   deleter runs exactly once), validated [`TensorView`]s, zero-copy export, and the ownership
 //!   rules.
 //! - `sys` (feature `dlpack-sys`): zero-cost conversions to and from the `dlpack-sys` types.
+//! - `cuda` (feature `cuda`): CUDA devices, streams and tensors.
 //!
 //! # Features
 //!
@@ -67,9 +68,14 @@
 //! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
 //! - `ndarray`: `ndarray` views of imported tensors and zero-copy export of `ndarray` arrays.
+//! - `cuda`: the `cuda` module, on `cudarc` with the driver loaded at run time (builds without
+//!   a CUDA toolkit; needs Rust 1.88).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
+#[cfg(feature = "cuda")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cuda")))]
+pub mod cuda;
 mod data_type;
 mod device;
 mod element;

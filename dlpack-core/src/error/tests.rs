@@ -72,6 +72,15 @@ fn every_variant() -> Vec<(Error, &'static str)> {
             "device id 4294967296 is out of range for u8: expected 0 to 255",
         ),
         (Error::msg("context was destroyed"), "context was destroyed"),
+        (
+            Error::Tensor(crate::tensor::TensorError::NegativeDim { axis: 2, value: -4 }),
+            "shape[2] is -4; dimensions must be non-negative",
+        ),
+        #[cfg(feature = "cuda")]
+        (
+            Error::Cuda(crate::cuda::CudaError::NoDriver),
+            "no CUDA driver found: libcuda could not be loaded",
+        ),
     ];
     for (error, _) in &cases {
         match error {
@@ -84,7 +93,10 @@ fn every_variant() -> Vec<(Error, &'static str)> {
             | Error::UnsupportedDataType { .. }
             | Error::UnsupportedDevice { .. }
             | Error::DeviceIdOutOfRange { .. }
-            | Error::Message(_) => {}
+            | Error::Message(_)
+            | Error::Tensor(_) => {}
+            #[cfg(feature = "cuda")]
+            Error::Cuda(_) => {}
         }
     }
     cases
