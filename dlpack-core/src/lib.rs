@@ -25,6 +25,7 @@
 //! # Modules
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
+//! - `python` (feature `pyo3`): the Python protocol through PyO3.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
 //!
 //! # Features
@@ -32,6 +33,8 @@
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
 //! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
+//! - `pyo3`: the Python protocol ([`python`]): `__dlpack__` and `from_dlpack` for tensors,
+//!   `__dlpack_data_type__` and `__dlpack_device__` for your own dtype and device types.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
@@ -40,6 +43,9 @@ mod device;
 mod element;
 mod error;
 pub mod ffi;
+#[cfg(feature = "pyo3")]
+#[cfg_attr(docsrs, doc(cfg(feature = "pyo3")))]
+pub mod python;
 pub mod set;
 
 pub use convert::{
