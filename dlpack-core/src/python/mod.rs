@@ -54,7 +54,6 @@
 //! Use `#[pyclass]` types from this module in an extension built with maturin (or any PyO3
 //! build); the module itself needs no `abi3` or other PyO3 feature.
 
-// mod capsule;
 mod error;
 mod objects;
 mod protocol;

@@ -132,8 +132,12 @@ pub fn read_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
 }
 
 /// The [`Device`] of any device object: an object whose class has `__dlpack_device__` and no
-/// `__dlpack__` (a PaddlePaddle place, a TVM FFI device, a [`PyDevice`](super::PyDevice), a
-/// class of your own), or a string the name grammar parses (`"cpu"`, `"cuda:1"`).
+/// `__dlpack__` (a PaddlePaddle place, a [`PyDevice`](super::PyDevice), a class of your own),
+/// or a string the name grammar parses (`"cpu"`, `"cuda:1"`).
+///
+/// TVM FFI's `Device` (0.1.x) consumes the protocol but does not carry `__dlpack_device__`
+/// itself; it is read through the two members it does have, `dlpack_device_type()` and
+/// `index`, with the same checks. (TVM FFI's `dtype` is a `str` and reads as a name.)
 ///
 /// A tensor is refused with a `TypeError` (its `__dlpack_device__` names where it lives; read
 /// that with [`read_tensor_device`]). The method must return a `tuple` of two `int`s
@@ -159,6 +163,7 @@ pub fn read_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     }
     match protocol_kind(obj)? {
         Some(ProtocolKind::Device) => device_of(obj),
+        None if is_tvm_ffi_device(obj)? => tvm_ffi_device(obj),
         Some(ProtocolKind::Tensor) => Err(PyTypeError::new_err(format!(
             "expected a device, got a tensor ({}, whose class has __dlpack__); \
              a class with __dlpack__ is a tensor, one with __dlpack_device__ alone is a device",
@@ -166,10 +171,33 @@ pub fn read_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
         ))),
         _ => Err(PyTypeError::new_err(format!(
             "expected a device: a device name or an object whose class has __dlpack_device__() \
-             and no __dlpack__ (a PaddlePaddle place or a TVM FFI device, for instance), got {}",
+             and no __dlpack__ (a PaddlePaddle place, for instance), got {}",
             type_name(obj)
         ))),
     }
+}
+
+/// Whether `obj` looks like TVM FFI's `Device`: a class with a `dlpack_device_type` method
+/// and an `index` attribute.
+fn is_tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    let class = obj.get_type();
+    Ok(class.hasattr(intern!(py, "dlpack_device_type"))? && obj.hasattr(intern!(py, "index"))?)
+}
+
+/// Reads a TVM FFI `Device` as the pair `(dlpack_device_type(), index)`, checked as a
+/// `__dlpack_device__` return value is.
+fn tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    let py = obj.py();
+    let device_type = obj.call_method0(intern!(py, "dlpack_device_type"))?;
+    let index = obj.getattr(intern!(py, "index"))?;
+    let pair = PyTuple::new(py, [device_type, index])?;
+    let prefix = format!("{}'s (dlpack_device_type(), index) is ", type_name(obj));
+    check_device_pair(&check_tuple::<2>(
+        pair.as_any(),
+        &prefix,
+        "(device_type, device_id)",
+    )?)
 }
 
 /// The device a tensor lives on: what its `__dlpack_device__()` returns, checked as
@@ -187,7 +215,15 @@ pub fn read_tensor_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
 /// Calls `__dlpack_device__` and checks the pair.
 fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     let method = intern!(obj.py(), "__dlpack_device__");
-    let call = call_protocol::<2>(obj, method, "(device_type, device_id)")?;
+    check_device_pair(&call_protocol::<2>(
+        obj,
+        method,
+        "(device_type, device_id)",
+    )?)
+}
+
+/// Checks a `(device_type, device_id)` pair: a known device type, an id in `0..=i32::MAX`.
+pub(crate) fn check_device_pair(call: &Call<2>) -> PyResult<Device> {
     let [device_type, device_id] = &call.items;
     let device_type = call.in_range(device_type, "device type", i32::MAX.into())?;
     let device_id = call.in_range(device_id, "device id", i32::MAX.into())?;

@@ -4,7 +4,7 @@ use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 
-use super::protocol::{check_tuple, repr, type_name};
+use super::protocol::{check_device_pair, check_tuple, repr, type_name};
 use crate::device::Device;
 use crate::ffi::{DLDeviceType, DLPackVersion};
 
@@ -25,11 +25,11 @@ use crate::ffi::{DLDeviceType, DLPackVersion};
 ///     let max_version = (1, 0).into_pyobject(py)?;
 ///     let request = DlpackRequest::new(None, Some(max_version.as_any()), None, None)?;
 ///     assert!(request.versioned());
-///     assert_eq!(request.plan(Device::CPU, |_| false)?, Export::Share);
+///     assert_eq!(request.plan(Device::CPU, false, |_| false)?, Export::Share);
 ///
 ///     let cuda = (2, 0).into_pyobject(py)?;
 ///     let request = DlpackRequest::new(None, None, Some(cuda.as_any()), None)?;
-///     let err = request.plan(Device::CPU, |target| target == Device::CPU).unwrap_err();
+///     let err = request.plan(Device::CPU, false, |target| target == Device::CPU).unwrap_err();
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyBufferError>(py));
 ///     Ok(())
 /// })?;
@@ -108,13 +108,7 @@ impl DlpackRequest {
             None => None,
             Some(value) => {
                 let call = check_tuple::<2>(value, "dl_device=", "(device_type, device_id)")?;
-                let [device_type, device_id] = &call.items;
-                let device_type = call.in_range(device_type, "device type", i32::MAX.into())?;
-                let device_id = call.in_range(device_id, "device id", i32::MAX.into())?;
-                // Both were range-checked against `i32` just above.
-                let device = Device::checked(DLDeviceType(device_type as i32), device_id as i32)
-                    .map_err(|err| call.invalid(&err))?;
-                Some(device)
+                Some(check_device_pair(&call)?)
             }
         };
         Ok(Self {
@@ -132,9 +126,9 @@ impl DlpackRequest {
         self.max_version.is_some_and(|version| version.major >= 1)
     }
 
-    /// Decides how to export a tensor that lives on `current`: share its memory, or copy it to
-    /// the device the consumer asked for. `can_copy_to(target)` says whether the producer can
-    /// copy a tensor from `current` to `target`.
+    /// Decides how to export a tensor that lives on `current` (`read_only` when consumers must
+    /// not write to it): share its memory, or copy it to the device the consumer asked for.
+    /// `can_copy_to(target)` says whether the producer can copy the tensor to `target`.
     ///
     /// Errors, as the array API standard asks:
     ///
@@ -146,7 +140,15 @@ impl DlpackRequest {
     /// - `BufferError` for `dl_device` on another device when `copy=False`, or when
     ///   `can_copy_to` refuses the device; and for `copy=True` when `can_copy_to(current)`
     ///   refuses.
-    pub fn plan(&self, current: Device, can_copy_to: impl Fn(Device) -> bool) -> PyResult<Export> {
+    ///
+    /// Read-only data cannot be shared with a consumer of the legacy capsule, which has no
+    /// `READ_ONLY` flag: it gets a (writable) copy, or a `BufferError` when `copy=False`.
+    pub fn plan(
+        &self,
+        current: Device,
+        read_only: bool,
+        can_copy_to: impl Fn(Device) -> bool,
+    ) -> PyResult<Export> {
         if let Some(stream) = self.stream
             && stream != -1
             && !has_streams(current)
@@ -157,26 +159,34 @@ impl DlpackRequest {
             )));
         }
         let target = self.dl_device.unwrap_or(current);
-        let copy_to = |target: Device, why: &str| {
+        let copy_to = |why: &str| {
             if can_copy_to(target) {
                 Ok(Export::Copy(target))
             } else {
                 Err(PyBufferError::new_err(format!(
-                    "cannot export a tensor on {current} to {target}: {why}"
+                    "cannot export a tensor on {current} to {target}: {why}, and this producer \
+                     cannot copy it there"
                 )))
             }
         };
-        match (target == current, self.copy) {
-            (true, Some(true)) => copy_to(
-                target,
-                "copy=True asked for a copy, and this producer cannot copy it there",
-            ),
-            (true, _) => Ok(Export::Share),
-            (false, Some(false)) => Err(PyBufferError::new_err(format!(
-                "cannot export a tensor on {current} to {target} without a copy, and copy=False \
-                 forbids one"
-            ))),
-            (false, _) => copy_to(target, "this producer cannot copy it there"),
+        let forbidden = |why: &str| {
+            Err(PyBufferError::new_err(format!(
+                "cannot export a tensor on {current} to {target} without a copy ({why}), and \
+                 copy=False forbids one"
+            )))
+        };
+        let legacy_read_only = read_only && !self.versioned();
+        match self.copy {
+            Some(true) => copy_to("copy=True asks for a copy"),
+            Some(false) if target != current => forbidden("another device"),
+            Some(false) if legacy_read_only => {
+                forbidden("the data is read-only, and the legacy capsule cannot say so")
+            }
+            _ if target != current => copy_to("it is on another device"),
+            _ if legacy_read_only => {
+                copy_to("the data is read-only, and the legacy capsule cannot say so")
+            }
+            _ => Ok(Export::Share),
         }
     }
 }
