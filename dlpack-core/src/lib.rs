@@ -27,12 +27,16 @@
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
 //! - `python` (feature `pyo3`): the Python protocol through PyO3.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
+//! - [`tensor`]: tensor exchange: [`ManagedTensor`] and [`LegacyManagedTensor`] (owned, the
+//!   deleter runs exactly once), validated [`TensorView`]s, zero-copy export, and the ownership
+//!   rules.
 //!
 //! # Features
 //!
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
 //! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
+//! - `ndarray`: `ndarray` views of imported tensors and zero-copy export of `ndarray` arrays.
 //! - `pyo3`: the Python protocol ([`python`]): `__dlpack__` and `from_dlpack` for tensors,
 //!   `__dlpack_data_type__` and `__dlpack_device__` for your own dtype and device types.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -47,6 +51,7 @@ pub mod ffi;
 #[cfg_attr(docsrs, doc(cfg(feature = "pyo3")))]
 pub mod python;
 pub mod set;
+pub mod tensor;
 
 pub use convert::{
     DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
@@ -55,6 +60,7 @@ pub use data_type::DataType;
 pub use device::Device;
 pub use element::Element;
 pub use error::Error;
+pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 
 /// The grammar's reasons, carried by [`Error`]'s parse and validation variants.
 pub mod reason {

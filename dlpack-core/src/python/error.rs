@@ -1,17 +1,15 @@
 //! How [`Error`] becomes a Python exception.
 
 use pyo3::PyErr;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyBufferError, PyValueError};
 
 use crate::error::Error;
 
-/// Every [`Error`] about a value — a name that does not parse, a triple or pair DLPack does not
-/// allow, a value a type has no DLPack equivalent for, an id that does not fit — is a
-/// `ValueError`: the argument had the right type and the wrong value. The message is the
-/// error's `Display`.
-///
-/// Tensor exchange maps the errors it meets to `BufferError` itself, where the array API
-/// standard asks for it (a device it cannot serve, a copy it may not make).
+/// A tensor refused on import or export ([`Error::Tensor`]) is a `BufferError`, what the array
+/// API standard raises when data cannot be exchanged. Every other [`Error`] is about a value —
+/// a name that does not parse, a triple or pair DLPack does not allow, a value a type has no
+/// DLPack equivalent for, an id that does not fit — and is a `ValueError`: the argument had
+/// the right type and the wrong value. The message is the error's `Display`.
 ///
 /// ```
 /// use dlpack_core::DataType;
@@ -38,6 +36,7 @@ impl From<Error> for PyErr {
             | Error::UnsupportedDevice { .. }
             | Error::DeviceIdOutOfRange { .. }
             | Error::Message(_) => PyValueError::new_err(err.to_string()),
+            Error::Tensor(_) => PyBufferError::new_err(err.to_string()),
         }
     }
 }
