@@ -178,3 +178,112 @@ unsafe extern "C" fn destroy_legacy(capsule: *mut ffi::PyObject) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    use pyo3::exceptions::{PyTypeError, PyValueError};
+
+    use super::*;
+    use crate::ffi::{DLPackVersion, DLTensor};
+    use crate::{DataType, Device};
+
+    /// Deleter calls, per test (each test uses its own counter through `manager_ctx`).
+    fn counting_tensor(calls: &'static AtomicUsize) -> NonNull<DLManagedTensorVersioned> {
+        unsafe extern "C" fn deleter(tensor: *mut DLManagedTensorVersioned) {
+            // SAFETY: `tensor` came from `Box::into_raw` below and is freed only here;
+            // `manager_ctx` points to a 'static counter.
+            unsafe {
+                let tensor = Box::from_raw(tensor);
+                let calls = &*tensor.manager_ctx.cast::<AtomicUsize>();
+                calls.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let tensor = Box::new(DLManagedTensorVersioned {
+            version: DLPackVersion::CURRENT,
+            manager_ctx: core::ptr::from_ref(calls).cast_mut().cast(),
+            deleter: Some(deleter),
+            flags: 0,
+            dl_tensor: DLTensor {
+                data: core::ptr::null_mut(),
+                device: Device::CPU,
+                ndim: 0,
+                dtype: DataType::F32,
+                shape: core::ptr::null_mut(),
+                strides: core::ptr::null_mut(),
+                byte_offset: 0,
+            },
+        });
+        NonNull::from(Box::leak(tensor))
+    }
+
+    fn with_python(test: impl FnOnce(Python<'_>)) {
+        Python::initialize();
+        Python::attach(test);
+    }
+
+    #[test]
+    fn an_unconsumed_capsule_frees_its_tensor_once() {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        with_python(|py| {
+            // SAFETY: a fresh tensor that nothing else owns.
+            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            assert!(capsule.is_valid_checked(Some(VERSIONED)));
+            assert_eq!(CALLS.load(Ordering::SeqCst), 0);
+            drop(capsule);
+            assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        });
+    }
+
+    #[test]
+    fn a_consumed_capsule_leaves_its_tensor_to_the_consumer() {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        with_python(|py| {
+            // SAFETY: a fresh tensor that nothing else owns.
+            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            let Taken::Versioned(tensor) = take(&capsule).unwrap() else {
+                panic!("a versioned capsule gives a versioned tensor");
+            };
+            assert!(capsule.is_valid_checked(Some(USED_VERSIONED)));
+            drop(capsule);
+            assert_eq!(
+                CALLS.load(Ordering::SeqCst),
+                0,
+                "the destructor must not free it"
+            );
+            // SAFETY: `take` gave us ownership.
+            unsafe { delete_versioned(tensor.as_ptr()) };
+            assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        });
+    }
+
+    #[test]
+    fn a_capsule_is_consumed_once() {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        with_python(|py| {
+            // SAFETY: a fresh tensor that nothing else owns.
+            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            let Taken::Versioned(tensor) = take(&capsule).unwrap() else {
+                panic!("a versioned capsule gives a versioned tensor");
+            };
+            let err = take(&capsule).unwrap_err();
+            assert!(err.is_instance_of::<PyValueError>(py));
+            assert!(err.to_string().contains("was already consumed"), "{err}");
+            // SAFETY: `take` gave us ownership the first time.
+            unsafe { delete_versioned(tensor.as_ptr()) };
+            drop(capsule);
+            assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        });
+    }
+
+    #[test]
+    fn other_capsules_are_not_tensors() {
+        with_python(|py| {
+            let other = PyCapsule::new_with_value(py, 7_u32, c"not_a_tensor").unwrap();
+            let err = take(&other).unwrap_err();
+            assert!(err.is_instance_of::<PyTypeError>(py));
+            assert!(err.to_string().contains("is not a DLPack capsule"), "{err}");
+        });
+    }
+}
