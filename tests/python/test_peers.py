@@ -20,7 +20,7 @@ def test_the_seed_example():
     import paddle
 
     t = dlpack_demo.empty((1, 2), dtype=paddle.float16)
-    assert repr(t) == "Tensor(shape=[1, 2], dtype=float16, device=cpu)"
+    assert repr(t) == "Tensor(shape=(1, 2), dtype=float16, device=cpu)"
     assert t.dtype == DType.float16 and t.shape == (1, 2)
     assert t.tolist() == [[0.0, 0.0]]
 

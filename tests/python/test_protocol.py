@@ -129,25 +129,33 @@ def test_paddle_aliases():
     assert dlpack_demo.dtype_of(paddle.long) == DType.int64
 
 
-PADDLE_PLACES = ["CPUPlace", "CUDAPinnedPlace", "CUDAPlace", "XPUPlace", "XPUPinnedPlace", "IPUPlace"]
+# Every kind of Paddle place, and how to make one. Only those this CPU-only PaddlePaddle build
+# can make are tested here (the others are reported as skipped, with paddle's reason).
+PADDLE_PLACES = {
+    "CPUPlace": lambda paddle: paddle.CPUPlace(),
+    "Place": lambda paddle: paddle.base.libpaddle.Place(),  # undefined: paddle says CPU
+    "tensor.place": lambda paddle: paddle.to_tensor([1.0]).place,
+    "CUDAPlace": lambda paddle: paddle.CUDAPlace(0),
+    "CUDAPinnedPlace": lambda paddle: paddle.CUDAPinnedPlace(),
+    "XPUPlace": lambda paddle: paddle.XPUPlace(0),
+    "XPUPinnedPlace": lambda paddle: paddle.XPUPinnedPlace(),
+    "IPUPlace": lambda paddle: paddle.IPUPlace(),
+    "CustomPlace": lambda paddle: paddle.CustomPlace("npu", 0),
+}
 
 
 @pytest.mark.parametrize("name", PADDLE_PLACES)
 def test_paddle_places(name):
     import paddle
 
-    cls = getattr(paddle, name)
-    place = None
-    for args in [(), (0,)]:
-        try:
-            place = cls(*args)
-            break
-        except Exception:
-            continue
-    if place is None:
-        pytest.skip(f"paddle.{name} cannot be made with this CPU-only PaddlePaddle build")
+    try:
+        place = PADDLE_PLACES[name](paddle)
+    except Exception as err:
+        pytest.skip(f"this PaddlePaddle build cannot make a {name}: {str(err).splitlines()[0]}")
     ours = dlpack_demo.device_of(place)
     assert ours.__dlpack_device__() == tuple(place.__dlpack_device__())
+    assert dlpack_demo.Device(place) == ours
+    assert dlpack_demo.empty((1, 2), dtype=paddle.float16, device=place).device == ours
 
 
 def test_paddle_tensor_place_and_device_quirk():

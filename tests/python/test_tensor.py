@@ -437,7 +437,9 @@ def test_from_dlpack_dispatches_over_the_three_kinds():
 def test_demo_functions():
     t = dlpack_demo.empty((2, 2), dtype="complex64")
     assert t.tolist() == [[0j, 0j], [0j, 0j]] and (t.ndim, t.size) == (2, 4)
-    assert repr(t) == "Tensor(shape=[2, 2], dtype=complex64, device=cpu)"
+    assert repr(t) == "Tensor(shape=(2, 2), dtype=complex64, device=cpu)"
+    assert repr(dlpack_demo.empty((3,), dtype="int8")) == "Tensor(shape=(3,), dtype=int8, device=cpu)"
+    assert repr(dlpack_demo.empty((), dtype="int8")) == "Tensor(shape=(), dtype=int8, device=cpu)"
     assert dlpack_demo.arange(3, dtype="bool").tolist() == [False, True, True]
     assert dlpack_demo.empty((1,), dtype="float8_e4m3fn").tolist() == [0.0]
     with pytest.raises(ValueError, match="allocates memory on the cpu only, not on cuda:0"):

@@ -122,6 +122,10 @@ impl DlpackRequest {
     /// Whether the consumer takes a versioned capsule (`"dltensor_versioned"`): it passed a
     /// `max_version` whose major version is 1 or more. Otherwise it gets a legacy
     /// `"dltensor"` capsule.
+    ///
+    /// A versioned capsule carries this crate's DLPack version, 1.3, whatever 1.x the consumer
+    /// named (`(1, 0)`, as NumPy does, or `(2, 0)`): minor versions share one layout and only
+    /// add codes, and the standard asks consumers to check the version they get.
     pub fn versioned(&self) -> bool {
         self.max_version.is_some_and(|version| version.major >= 1)
     }
@@ -135,8 +139,9 @@ impl DlpackRequest {
     /// - `ValueError` for a `stream` other than `None` or `-1` when `current` has no streams
     ///   (anything but CUDA and ROCm and their host and managed memory): the standard accepts
     ///   only `None` on the CPU, and `-1` ("do not synchronise") asks for nothing a CPU
-    ///   producer would do, so it is accepted too. Stream values for CUDA and ROCm tensors
-    ///   are left to the CUDA backend.
+    ///   producer would do, so it is accepted too. For CUDA and ROCm tensors every stream
+    ///   value [`new`](Self::new) accepted passes: making the producer's work visible on that
+    ///   stream is the job of the caller (the CUDA backend), before it returns the capsule.
     /// - `BufferError` for `dl_device` on another device when `copy=False`, or when
     ///   `can_copy_to` refuses the device; and for `copy=True` when `can_copy_to(current)`
     ///   refuses.

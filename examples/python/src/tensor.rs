@@ -380,9 +380,13 @@ impl Tensor {
     }
 
     fn __repr__(&self) -> String {
+        let shape: Vec<String> = self.shape.iter().map(i64::to_string).collect();
+        let shape = match shape.as_slice() {
+            [one] => format!("({one},)"),
+            _ => format!("({})", shape.join(", ")),
+        };
         format!(
-            "Tensor(shape={:?}, dtype={}, device={})",
-            self.shape,
+            "Tensor(shape={shape}, dtype={}, device={})",
             self.dtype.data_type(),
             self.device.dl_device()
         )
