@@ -63,9 +63,9 @@ pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
     }
 }
 
-/// The [`DataType`] of any object whose class has `__dlpack_data_type__` (a PaddlePaddle or
-/// TVM FFI dtype, a [`PyDataType`](super::PyDataType), a class of your own), or of a string
-/// the name grammar parses (`"float16"`, `"bf16"`).
+/// The [`DataType`] of any object whose class has `__dlpack_data_type__` (a PaddlePaddle
+/// dtype, a [`PyDataType`](super::PyDataType), a class of your own), or of a string the name
+/// grammar parses (`"float16"`, `"bf16"`; TVM FFI's `dtype` is such a `str`).
 ///
 /// The method must return a `tuple` of three `int`s `(code, bits, lanes)` that fit DLPack's
 /// `uint8`, `uint8` and `uint16` fields and form a data type DLPack allows. Nothing is
@@ -116,7 +116,7 @@ pub fn read_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
         _ => {
             return Err(PyTypeError::new_err(format!(
                 "expected a data type: a data type name or an object whose class has \
-                 __dlpack_data_type__() (a PaddlePaddle or TVM FFI dtype, for instance), got {}",
+                 __dlpack_data_type__() (a PaddlePaddle dtype, for instance), got {}",
                 type_name(obj)
             )));
         }
