@@ -55,6 +55,7 @@
 //! # Modules
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
+//! - `python` (feature `pyo3`): the Python protocol through PyO3.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
 //! - [`tensor`]: tensor exchange: [`ManagedTensor`] and [`LegacyManagedTensor`] (owned, the
 //!   deleter runs exactly once), validated [`TensorView`]s, zero-copy export, and the ownership
@@ -70,6 +71,8 @@
 //! - `ndarray`: `ndarray` views of imported tensors and zero-copy export of `ndarray` arrays.
 //! - `cuda`: the `cuda` module, on `cudarc` with the driver loaded at run time (builds without
 //!   a CUDA toolkit; needs Rust 1.88).
+//! - `pyo3`: the Python protocol ([`python`]): `__dlpack__` and `from_dlpack` for tensors,
+//!   `__dlpack_data_type__` and `__dlpack_device__` for your own dtype and device types.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
@@ -81,6 +84,9 @@ mod device;
 mod element;
 mod error;
 pub mod ffi;
+#[cfg(feature = "pyo3")]
+#[cfg_attr(docsrs, doc(cfg(feature = "pyo3")))]
+pub mod python;
 pub mod set;
 #[cfg(feature = "dlpack-sys")]
 #[cfg_attr(docsrs, doc(cfg(feature = "dlpack-sys")))]
