@@ -10,3 +10,7 @@ pub mod burn;
 pub mod candle;
 pub mod dfdx;
 pub mod tch;
+
+/// The README's tour, compiled and run as a doctest so that it stays true.
+#[doc = include_str!("../../README.md")]
+pub mod readme {}
