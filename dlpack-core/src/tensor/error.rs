@@ -97,8 +97,10 @@ pub enum TensorError {
         /// The tensor's `byte_offset`.
         byte_offset: u64,
     },
-    /// `dtype` is not a data type DLPack allows (an unknown code, 0 bits, …).
-    DataType {
+    /// `dtype` is not a data type DLPack allows (an unknown code, 0 bits, …). (Not named
+    /// `DataType`: a second item of that name would make rustc print `dlpack_core::DataType`
+    /// in full in every diagnostic.)
+    InvalidDataType {
         /// The value.
         dtype: DataType,
         /// Why not.
@@ -281,7 +283,7 @@ impl fmt::Display for TensorError {
                 f,
                 "data {address:#x} with byte_offset {byte_offset} reaches outside the address space"
             ),
-            Self::DataType { dtype, reason } => write!(f, "dtype is {dtype}: {reason}"),
+            Self::InvalidDataType { dtype, reason } => write!(f, "dtype is {dtype}: {reason}"),
             Self::PackedStrides {
                 dtype,
                 axis,

@@ -152,7 +152,7 @@ pub(crate) fn check_ndim(ndim: i32) -> Result<usize, TensorError> {
 pub(crate) fn check_dtype(dtype: DataType) -> Result<(), TensorError> {
     match dlpack_grammar::check_data_type(dtype.code.0, dtype.bits, dtype.lanes) {
         Ok(_) => Ok(()),
-        Err(reason) => Err(TensorError::DataType { dtype, reason }),
+        Err(reason) => Err(TensorError::InvalidDataType { dtype, reason }),
     }
 }
 

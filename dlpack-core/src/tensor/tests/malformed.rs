@@ -214,7 +214,7 @@ fn unknown_or_invalid_dtypes() {
         f.dtype = dtype;
         let err = view_error(f);
         assert!(
-            matches!(err, TensorError::DataType { dtype: d, .. } if d == dtype),
+            matches!(err, TensorError::InvalidDataType { dtype: d, .. } if d == dtype),
             "{err}"
         );
     }

@@ -156,7 +156,7 @@ fn export_errors_drop_the_owner_once() {
         },
         false,
     );
-    assert!(matches!(err, TensorError::DataType { .. }));
+    assert!(matches!(err, TensorError::InvalidDataType { .. }));
     let err = refused(
         |d| Probe {
             strides: Some(vec![i64::MAX]),
