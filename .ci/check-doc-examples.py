@@ -12,7 +12,8 @@ What needs an example:
   macros; the methods, associated constants and types of our traits; the public methods and
   associated constants of inherent impls. Fields and variants are not items that need one:
   their type's example shows them.
-- impls of this crate's own traits, each one: the trait page lists them as implementors, and
+- impls of this crate's own traits, each one (the example on the impl or on one of its items,
+  which rustdoc shows in the same block): the trait page lists them as implementors, and
   a reader picks one there (`Vec<T>: ToDlpackTensor`, `ndarray::Array: TensorOwner`).
 - impls of the standard-library traits in STD_TRAITS_WITH_EXAMPLES: conversions (From,
   TryFrom, FromStr), Display, Error, a hand-written Default, iteration and operators. They
@@ -219,7 +220,12 @@ def main(path):
                 types = [type_name(a["type"]) for a in args if "type" in a]
                 if types:
                     trait_name += f"<{', '.join(types)}>"
-                record(item, f"impl {trait_name} for {type_name(inner['for'])} (in {parent})")
+                what = f"impl {trait_name} for {type_name(inner['for'])} (in {parent})"
+                methods = (index.get(str(c)) for c in inner["items"])
+                if any(m is not None and has_example(m) for m in methods):
+                    have.append(what)
+                else:
+                    record(item, what)
         else:
             record(item, name)
 
