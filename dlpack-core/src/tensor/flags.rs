@@ -174,7 +174,8 @@ impl Flags {
     /// ```
     /// use dlpack_core::tensor::Flags;
     /// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
-    /// assert_eq!(flags.intersection(Flags::IS_COPIED | Flags::IS_SUBBYTE_TYPE_PADDED), Flags::IS_COPIED);
+    /// let copy_or_padded = Flags::IS_COPIED | Flags::IS_SUBBYTE_TYPE_PADDED;
+    /// assert_eq!(flags.intersection(copy_or_padded), Flags::IS_COPIED);
     /// assert!(flags.intersection(Flags::IS_SUBBYTE_TYPE_PADDED).is_empty());
     /// ```
     #[inline]
