@@ -186,7 +186,7 @@ impl<'a> TensorView<'a> {
     /// use dlpack_core::ManagedTensor;
     /// let empty = ManagedTensor::from_vec(Vec::<f32>::new(), &[3, 0])?;
     /// assert!(empty.view()?.is_empty());
-    /// assert_eq!(empty.view()?.as_slice::<f32>()?, []);
+    /// assert_eq!(empty.view()?.as_slice::<f32>()?, [0.0; 0]);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {

@@ -205,7 +205,7 @@ impl<'a> TensorViewMut<'a> {
     /// let mut empty = ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 2])?;
     /// let mut view = empty.view_mut()?;
     /// assert!(view.is_empty());
-    /// assert_eq!(view.as_slice_mut::<u8>()?, []);
+    /// assert_eq!(view.as_slice_mut::<u8>()?, [0; 0]);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {
