@@ -201,6 +201,14 @@ pub mod kind {
     pub enum DeviceKind {}
     /// Through `__dlpack__`: a [`ToDlpackTensor`](crate::tensor::ToDlpackTensor) source and a
     /// [`FromDlpackTensor`](crate::tensor::FromDlpackTensor) target.
+    /// Uninhabited: it exists only as a type parameter.
+    ///
+    /// ```
+    /// use dlpack_core::{FromDlpack, kind::TensorKind};
+    /// let v = <Vec<u8> as FromDlpack<[u8], TensorKind>>::from_dlpack(&[1_u8, 2][..])?;
+    /// assert_eq!(v, [1, 2]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     #[derive(Debug)]
     pub enum TensorKind {}
 }
@@ -267,6 +275,15 @@ impl<T: DlpackDevice, S: DlpackDevice> FromDlpack<S, kind::DeviceKind> for T {
     }
 }
 
+/// A tensor from any tensor, through [`ManagedTensor`](crate::ManagedTensor): the source
+/// exports one ([`ToDlpackTensor`]), the target takes it ([`FromDlpackTensor`]).
+///
+/// ```
+/// use dlpack_core::{FromDlpack, ManagedTensor};
+/// let tensor = ManagedTensor::from_vec(vec![1_u16, 2, 3, 4], &[2, 2])?;
+/// assert_eq!(Vec::<u16>::from_dlpack(&tensor)?, [1, 2, 3, 4]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<T: FromDlpackTensor, S: ToDlpackTensor + ?Sized> FromDlpack<S, kind::TensorKind> for T {
     #[inline]
     fn from_dlpack(src: &S) -> Result<Self, Error> {

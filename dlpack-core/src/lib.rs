@@ -71,7 +71,7 @@
 //! - `ndarray`: `ndarray` views of imported tensors and zero-copy export of `ndarray` arrays.
 //! - `cuda`: the `cuda` module, on `cudarc` with the driver loaded at run time (builds without
 //!   a CUDA toolkit; needs Rust 1.88).
-//! - `pyo3`: the Python protocol ([`python`]): `__dlpack__` and `from_dlpack` for tensors,
+//! - `pyo3`: the Python protocol (module `python`): `__dlpack__` and `from_dlpack` for tensors,
 //!   `__dlpack_data_type__` and `__dlpack_device__` for your own dtype and device types.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

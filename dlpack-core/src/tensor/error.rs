@@ -221,6 +221,19 @@ impl<T: fmt::Display> fmt::Display for Dims<'_, T> {
     }
 }
 
+/// Lower-case messages that name the field, the value and what was expected.
+///
+/// ```
+/// use dlpack_core::tensor::TensorError;
+///
+/// use dlpack_core::Device;
+///
+/// let err = TensorError::NotHostAccessible { device: Device::cuda(0) };
+/// assert_eq!(
+///     err.to_string(),
+///     "the data lives on cuda:0, which the CPU cannot read; copy it to the host first"
+/// );
+/// ```
 impl fmt::Display for TensorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -366,8 +379,31 @@ impl fmt::Display for TensorError {
     }
 }
 
+/// A standard error, with no source: the message says everything.
+///
+/// ```
+/// use std::error::Error as _;
+/// use dlpack_core::tensor::TensorError;
+///
+/// let err: Box<dyn std::error::Error> = Box::new(TensorError::ReadOnly);
+/// assert!(err.source().is_none());
+/// assert!(err.to_string().contains("READ_ONLY"));
+/// ```
 impl std::error::Error for TensorError {}
 
+/// [`Error::Tensor`], so that `?` carries a tensor error into this crate's [`Error`].
+///
+/// ```
+/// use dlpack_core::{Error, tensor::{MAX_NDIM, TensorError}};
+///
+/// fn check_rank(ndim: i64) -> Result<(), Error> {
+///     if !(0..=MAX_NDIM as i64).contains(&ndim) {
+///         Err(TensorError::Ndim { ndim })?; // `?` converts it
+///     }
+///     Ok(())
+/// }
+/// assert_eq!(check_rank(65), Err(Error::Tensor(TensorError::Ndim { ndim: 65 })));
+/// ```
 impl From<TensorError> for Error {
     #[inline]
     fn from(err: TensorError) -> Self {

@@ -52,6 +52,15 @@ use crate::error::Error;
 /// ```
 pub trait ToDlpackTensor {
     /// A tensor holding this value's elements; see the trait docs for shared versus copied.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::ToDlpackTensor;
+    ///
+    /// let data = vec![1_u8, 2, 3];
+    /// let tensor = data.to_dlpack_tensor()?;
+    /// assert_eq!(tensor.view()?.as_slice::<u8>()?, data); // a copy: `data` is still ours
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error>;
 }
 
@@ -60,9 +69,45 @@ pub trait ToDlpackTensor {
 ///
 /// Implemented for `ManagedTensor` (itself), `LegacyManagedTensor` (see
 /// [`ManagedTensor::into_legacy`]), `Vec<T>` (a row-major copy of host-readable data) and,
-/// with feature `ndarray`, `ArrayD<T>`.
+/// with feature `ndarray`, `ArrayD<T>`. Implement it for your framework's tensor type and
+/// [`from_dlpack`](crate::from_dlpack) makes one from any [`ToDlpackTensor`] source.
+///
+/// ```
+/// use dlpack_core::{Error, ManagedTensor, from_dlpack, tensor::FromDlpackTensor};
+///
+/// /// A framework's matrix of `f32`.
+/// #[derive(Debug, PartialEq)]
+/// struct Matrix {
+///     rows: usize,
+///     data: Vec<f32>,
+/// }
+///
+/// impl FromDlpackTensor for Matrix {
+///     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+///         let view = tensor.view()?;
+///         let &[rows, _] = view.shape() else {
+///             return Err(Error::msg(format!("a matrix has 2 dimensions, not {}", view.ndim())));
+///         };
+///         Ok(Matrix { rows: rows as usize, data: view.to_vec()? })
+///     }
+/// }
+///
+/// let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let matrix: Matrix = from_dlpack(&tensor)?;
+/// assert_eq!(matrix, Matrix { rows: 2, data: vec![1.0, 2.0, 3.0, 4.0] });
+/// assert!(from_dlpack::<Matrix, _, _>(&vec![1.0_f32]).is_err()); // one dimension
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 pub trait FromDlpackTensor: Sized {
     /// Builds the value from `tensor`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, tensor::FromDlpackTensor};
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![1_i16, 2, 3], &[3])?;
+    /// assert_eq!(Vec::<i16>::from_dlpack_tensor(tensor)?, [1, 2, 3]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error>;
 }
 
@@ -167,6 +212,16 @@ fn copy_slice<T: Element>(data: &[T]) -> Result<ManagedTensor, Error> {
 
 impl<T: Element> ToDlpackTensor for [T] {
     /// A one-dimensional copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{Flags, ToDlpackTensor};
+    ///
+    /// let data = [1.0_f64, 2.0, 3.0, 4.0];
+    /// let tensor = data[1..3].to_dlpack_tensor()?;
+    /// assert_eq!((tensor.view()?.shape(), tensor.flags()), (&[2][..], Flags::IS_COPIED));
+    /// assert_eq!(tensor.view()?.as_slice::<f64>()?, [2.0, 3.0]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         copy_slice(self)
     }
@@ -174,6 +229,16 @@ impl<T: Element> ToDlpackTensor for [T] {
 
 impl<T: Element> ToDlpackTensor for Vec<T> {
     /// A one-dimensional copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let data = vec![1_u32, 2, 3];
+    /// let tensor: ManagedTensor = from_dlpack(&data)?;
+    /// assert_eq!(tensor.flags(), Flags::IS_COPIED);
+    /// assert_ne!(tensor.view()?.data_ptr(), data.as_ptr().cast()); // other memory
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         copy_slice(self)
     }
@@ -181,6 +246,16 @@ impl<T: Element> ToDlpackTensor for Vec<T> {
 
 impl<T: Element> ToDlpackTensor for Box<[T]> {
     /// A one-dimensional copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let data: Box<[i8]> = Box::new([-1, 0, 1]);
+    /// let tensor: ManagedTensor = from_dlpack(&data)?;
+    /// assert_eq!(tensor.flags(), Flags::IS_COPIED);
+    /// assert_eq!(tensor.view()?.as_slice::<i8>()?, [-1, 0, 1]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         copy_slice(self)
     }
@@ -188,6 +263,18 @@ impl<T: Element> ToDlpackTensor for Box<[T]> {
 
 impl<T: Element> ToDlpackTensor for Arc<[T]> {
     /// A one-dimensional tensor sharing the data, flagged `READ_ONLY`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let data: Arc<[u8]> = Arc::from(vec![1, 2, 3]);
+    /// let tensor: ManagedTensor = from_dlpack(&data)?;
+    /// assert_eq!(tensor.flags(), Flags::READ_ONLY);
+    /// assert_eq!(tensor.view()?.data_ptr(), data.as_ptr().cast()); // the same memory
+    /// assert_eq!(Arc::strong_count(&data), 2);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         ManagedTensor::from_arc(Arc::clone(self), &[self.len()])
     }
@@ -195,6 +282,17 @@ impl<T: Element> ToDlpackTensor for Arc<[T]> {
 
 impl ToDlpackTensor for ManagedTensor {
     /// A compact host copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let original = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// let copy: ManagedTensor = from_dlpack(&original)?;
+    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
+    /// drop(original); // the copy does not depend on it
+    /// assert_eq!(copy.view()?.as_slice::<u8>()?, [1, 2]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         self.view()?.to_managed_tensor()
     }
@@ -202,6 +300,16 @@ impl ToDlpackTensor for ManagedTensor {
 
 impl ToDlpackTensor for LegacyManagedTensor {
     /// A compact host copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{LegacyManagedTensor, ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let legacy = LegacyManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// let copy: ManagedTensor = from_dlpack(&legacy)?;
+    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
+    /// assert_eq!(copy.view()?.as_slice::<u8>()?, [1, 2]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         self.view()?.to_managed_tensor()
     }
@@ -209,6 +317,26 @@ impl ToDlpackTensor for LegacyManagedTensor {
 
 impl ToDlpackTensor for TensorView<'_> {
     /// A compact host copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::tensor::{Flags, TensorOwner, TensorParts, ToDlpackTensor};
+    ///
+    /// /// A 2 × 2 matrix stored column-major.
+    /// struct ColumnMajor(Vec<u8>);
+    /// // SAFETY: the Vec holds the 4 elements the shape and strides reach, owned by us alone.
+    /// unsafe impl TensorOwner for ColumnMajor {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_mut_ptr(), &[2_usize, 2]).with_strides(&[1_i64, 2])
+    ///     }
+    /// }
+    /// let tensor = ManagedTensor::from_owner(ColumnMajor(vec![1, 3, 2, 4]))?;
+    /// let copy = tensor.view()?.to_dlpack_tensor()?;
+    /// assert_eq!(copy.view()?.strides(), [2, 1]); // compact row-major
+    /// assert_eq!(copy.view()?.as_slice::<u8>()?, [1, 2, 3, 4]);
+    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         self.to_managed_tensor()
     }
@@ -216,12 +344,34 @@ impl ToDlpackTensor for TensorView<'_> {
 
 impl ToDlpackTensor for TensorViewMut<'_> {
     /// A compact host copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, tensor::ToDlpackTensor};
+    ///
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 2], &[2])?;
+    /// let mut view = tensor.view_mut()?;
+    /// view.as_slice_mut::<u8>()?[0] = 1;
+    /// let snapshot = view.to_dlpack_tensor()?;
+    /// view.as_slice_mut::<u8>()?[0] = 2; // later writes do not reach the copy
+    /// assert_eq!(snapshot.view()?.as_slice::<u8>()?, [1, 0]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         self.view().to_managed_tensor()
     }
 }
 
 impl FromDlpackTensor for ManagedTensor {
+    /// The tensor as the source made it: no copy, no further check.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack};
+    ///
+    /// // A ManagedTensor target takes what the source gives: here a copy of a slice.
+    /// let tensor: ManagedTensor = from_dlpack(&[1_u8, 2, 3][..])?;
+    /// assert_eq!(tensor.view()?.as_slice::<u8>()?, [1, 2, 3]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
         Ok(tensor)
     }
@@ -229,6 +379,17 @@ impl FromDlpackTensor for ManagedTensor {
 
 impl FromDlpackTensor for LegacyManagedTensor {
     /// Wraps the tensor without copying; see [`ManagedTensor::into_legacy`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::{LegacyManagedTensor, from_dlpack};
+    ///
+    /// let legacy: LegacyManagedTensor = from_dlpack(&vec![1_u8, 2])?;
+    /// assert_eq!(legacy.view()?.as_slice::<u8>()?, [1, 2]);
+    /// // A shared source is READ_ONLY, which a legacy tensor cannot say.
+    /// assert!(from_dlpack::<LegacyManagedTensor, _, _>(&Arc::<[u8]>::from(vec![1])).is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
         tensor.into_legacy()
     }
@@ -236,6 +397,16 @@ impl FromDlpackTensor for LegacyManagedTensor {
 
 impl<T: Element> FromDlpackTensor for Vec<T> {
     /// The elements in row-major index order, copied from host-readable memory.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack};
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// let flat: Vec<f32> = from_dlpack(&tensor)?;
+    /// assert_eq!(flat, [1.0, 2.0, 3.0, 4.0]);
+    /// assert!(from_dlpack::<Vec<f64>, _, _>(&tensor).is_err()); // float32 is not f64
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
         tensor.view()?.to_vec()
     }

@@ -32,59 +32,166 @@ use crate::ffi;
 pub struct Flags(u64);
 
 impl Flags {
-    /// No flag set.
+    /// No flag set: what an export of an owned `Vec` carries (writable, not a copy).
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, tensor::Flags};
+    /// let tensor = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// assert_eq!(tensor.flags(), Flags::EMPTY);
+    /// assert!(Flags::EMPTY.is_empty());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub const EMPTY: Self = Self(0);
     /// `DLPACK_FLAG_BITMASK_READ_ONLY`: the consumer must not write through the tensor.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::{ManagedTensor, tensor::Flags};
+    ///
+    /// // Other clones of the Arc may read the data, so the export is read-only...
+    /// let mut tensor = ManagedTensor::from_arc(Arc::from(vec![1_u8, 2]), &[2])?;
+    /// assert_eq!(tensor.flags(), Flags::READ_ONLY);
+    /// // ...and a mutable view of it is refused.
+    /// assert!(tensor.view_mut().is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub const READ_ONLY: Self = Self(ffi::DLPACK_FLAG_BITMASK_READ_ONLY);
     /// `DLPACK_FLAG_BITMASK_IS_COPIED`: the producer made a copy that the consumer owns alone
     /// until it calls the deleter.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// // `from_dlpack` borrows the Vec, so the tensor holds a copy of its elements.
+    /// let data = vec![1.5_f32, 2.5];
+    /// let tensor: ManagedTensor = from_dlpack(&data)?;
+    /// assert_eq!(tensor.flags(), Flags::IS_COPIED);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub const IS_COPIED: Self = Self(ffi::DLPACK_FLAG_BITMASK_IS_COPIED);
     /// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`: elements of a sub-byte type (`float4_e2m1fn`,
     /// `int4`, …) take one byte each instead of sharing bytes.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Device, ManagedTensor};
+    /// use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
+    ///
+    /// // Four float4_e2m1fn values, one per byte.
+    /// struct Padded(Vec<u8>);
+    /// // SAFETY: the Vec's 4 bytes hold the 4 padded elements, owned by `Padded` alone.
+    /// unsafe impl TensorOwner for Padded {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         let data = self.0.as_mut_ptr().cast();
+    ///         TensorParts::new(data, Device::CPU, DataType::FLOAT4_E2M1FN, &[4_usize])
+    ///             .with_flags(Flags::IS_SUBBYTE_TYPE_PADDED)
+    ///     }
+    /// }
+    /// let tensor = ManagedTensor::from_owner(Padded(vec![0x1, 0x2, 0x3, 0x4]))?;
+    /// let view = tensor.view()?;
+    /// assert!(!view.is_packed());
+    /// assert_eq!(view.as_bytes()?, [0x1, 0x2, 0x3, 0x4]); // packed, they would take 2 bytes
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub const IS_SUBBYTE_TYPE_PADDED: Self = Self(ffi::DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
-    /// Every flag DLPack 1.3 defines.
+    /// Every flag DLPack 1.3 defines; the bits outside it come from a newer producer.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// let flags = Flags::from_bits_retain(0b1_0001);
+    /// assert_eq!(flags & Flags::KNOWN, Flags::READ_ONLY);
+    /// assert_eq!((flags - Flags::KNOWN).bits(), 0b1_0000);
+    /// ```
     pub const KNOWN: Self =
         Self(Self::READ_ONLY.0 | Self::IS_COPIED.0 | Self::IS_SUBBYTE_TYPE_PADDED.0);
 
     /// The flags of a raw `flags` word, unknown bits included.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// let flags = Flags::from_bits_retain(0b011);
+    /// assert_eq!(flags, Flags::READ_ONLY | Flags::IS_COPIED);
+    /// assert_eq!(Flags::from_bits_retain(1 << 40).bits(), 1 << 40); // kept, not dropped
+    /// ```
     #[inline]
     pub const fn from_bits_retain(bits: u64) -> Self {
         Self(bits)
     }
 
     /// The raw `flags` word.
+    ///
+    /// ```
+    /// use dlpack_core::{ffi, tensor::Flags};
+    /// assert_eq!(Flags::READ_ONLY.bits(), ffi::DLPACK_FLAG_BITMASK_READ_ONLY);
+    /// assert_eq!((Flags::READ_ONLY | Flags::IS_SUBBYTE_TYPE_PADDED).bits(), 0b101);
+    /// ```
     #[inline]
     pub const fn bits(self) -> u64 {
         self.0
     }
 
     /// Whether no bit is set.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// assert!(Flags::EMPTY.is_empty());
+    /// assert!(!Flags::IS_COPIED.is_empty());
+    /// assert!(!Flags::from_bits_retain(0x100).is_empty()); // unknown bits count too
+    /// ```
     #[inline]
     pub const fn is_empty(self) -> bool {
         self.0 == 0
     }
 
     /// Whether every bit of `other` is set in `self`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
+    /// assert!(flags.contains(Flags::READ_ONLY));
+    /// assert!(!Flags::READ_ONLY.contains(flags));
+    /// assert!(flags.contains(Flags::EMPTY));
+    /// ```
     #[inline]
     pub const fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0
     }
 
-    /// The bits set in either.
+    /// The bits set in either; `const` spelling of `|`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// const SHARED_COPY: Flags = Flags::READ_ONLY.union(Flags::IS_COPIED);
+    /// assert_eq!(SHARED_COPY.to_string(), "READ_ONLY | IS_COPIED");
+    /// ```
     #[inline]
     #[must_use]
     pub const fn union(self, other: Self) -> Self {
         Self(self.0 | other.0)
     }
 
-    /// The bits set in both.
+    /// The bits set in both; `const` spelling of `&`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
+    /// let copy_or_padded = Flags::IS_COPIED | Flags::IS_SUBBYTE_TYPE_PADDED;
+    /// assert_eq!(flags.intersection(copy_or_padded), Flags::IS_COPIED);
+    /// assert!(flags.intersection(Flags::IS_SUBBYTE_TYPE_PADDED).is_empty());
+    /// ```
     #[inline]
     #[must_use]
     pub const fn intersection(self, other: Self) -> Self {
         Self(self.0 & other.0)
     }
 
-    /// The bits of `self` that are not in `other`.
+    /// The bits of `self` that are not in `other`; `const` spelling of `-`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
+    /// assert_eq!(flags.difference(Flags::READ_ONLY), Flags::IS_COPIED);
+    /// assert_eq!(Flags::READ_ONLY.difference(flags), Flags::EMPTY);
+    /// ```
     #[inline]
     #[must_use]
     pub const fn difference(self, other: Self) -> Self {
@@ -92,18 +199,41 @@ impl Flags {
     }
 
     /// Sets the bits of `other`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// let mut flags = Flags::IS_COPIED;
+    /// flags.insert(Flags::READ_ONLY);
+    /// assert_eq!(flags, Flags::READ_ONLY | Flags::IS_COPIED);
+    /// ```
     #[inline]
     pub fn insert(&mut self, other: Self) {
         self.0 |= other.0;
     }
 
     /// Clears the bits of `other`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// let mut flags = Flags::READ_ONLY | Flags::IS_COPIED;
+    /// flags.remove(Flags::READ_ONLY);
+    /// assert_eq!(flags, Flags::IS_COPIED);
+    /// flags.remove(Flags::READ_ONLY); // not set: nothing changes
+    /// assert_eq!(flags, Flags::IS_COPIED);
+    /// ```
     #[inline]
     pub fn remove(&mut self, other: Self) {
         self.0 &= !other.0;
     }
 }
 
+/// The bits set in either, as [`Flags::union`].
+///
+/// ```
+/// use dlpack_core::tensor::Flags;
+/// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
+/// assert_eq!(flags.bits(), 0b011);
+/// ```
 impl BitOr for Flags {
     type Output = Self;
     #[inline]
@@ -112,6 +242,14 @@ impl BitOr for Flags {
     }
 }
 
+/// Sets the bits of the right-hand side, as [`Flags::insert`].
+///
+/// ```
+/// use dlpack_core::tensor::Flags;
+/// let mut flags = Flags::EMPTY;
+/// flags |= Flags::IS_COPIED;
+/// assert_eq!(flags, Flags::IS_COPIED);
+/// ```
 impl BitOrAssign for Flags {
     #[inline]
     fn bitor_assign(&mut self, rhs: Self) {
@@ -119,6 +257,14 @@ impl BitOrAssign for Flags {
     }
 }
 
+/// The bits set in both, as [`Flags::intersection`].
+///
+/// ```
+/// use dlpack_core::tensor::Flags;
+/// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
+/// assert_eq!(flags & Flags::READ_ONLY, Flags::READ_ONLY);
+/// assert_eq!(flags & Flags::IS_SUBBYTE_TYPE_PADDED, Flags::EMPTY);
+/// ```
 impl BitAnd for Flags {
     type Output = Self;
     #[inline]
@@ -127,6 +273,14 @@ impl BitAnd for Flags {
     }
 }
 
+/// The bits of the left-hand side that are not in the right-hand side, as
+/// [`Flags::difference`].
+///
+/// ```
+/// use dlpack_core::tensor::Flags;
+/// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
+/// assert_eq!(flags - Flags::READ_ONLY, Flags::IS_COPIED);
+/// ```
 impl Sub for Flags {
     type Output = Self;
     #[inline]
@@ -145,6 +299,13 @@ impl fmt::Debug for Flags {
 
 impl fmt::Display for Flags {
     /// `READ_ONLY | IS_COPIED`, unknown bits in hex, or `empty`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// assert_eq!((Flags::READ_ONLY | Flags::IS_COPIED).to_string(), "READ_ONLY | IS_COPIED");
+    /// assert_eq!(Flags::from_bits_retain(0x21).to_string(), "READ_ONLY | 0x20");
+    /// assert_eq!(Flags::EMPTY.to_string(), "empty");
+    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_empty() {
             return f.write_str("empty");
@@ -174,6 +335,13 @@ impl fmt::Display for Flags {
     }
 }
 
+/// The raw `flags` word, as [`Flags::bits`]: what `DLManagedTensorVersioned::flags` holds.
+///
+/// ```
+/// use dlpack_core::tensor::Flags;
+/// assert_eq!(u64::from(Flags::IS_COPIED), 0b010);
+/// assert_eq!(u64::from(Flags::from_bits_retain(u64::MAX)), u64::MAX);
+/// ```
 impl From<Flags> for u64 {
     #[inline]
     fn from(flags: Flags) -> u64 {

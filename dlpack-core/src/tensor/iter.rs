@@ -120,6 +120,18 @@ impl<'a, T: Element> Iter<'a, T> {
     }
 }
 
+/// Yields each element by value, row-major: the last index varies fastest.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+///
+/// let tensor = ManagedTensor::from_vec(vec![1_u8, 2, 3, 4], &[2, 2])?;
+/// let view = tensor.view()?;
+/// let mut iter = view.iter::<u8>()?;
+/// assert_eq!(iter.next(), Some(1));
+/// assert_eq!(iter.collect::<Vec<_>>(), [2, 3, 4]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<T: Element> Iterator for Iter<'_, T> {
     type Item = T;
 
@@ -134,6 +146,19 @@ impl<T: Element> Iterator for Iter<'_, T> {
     }
 }
 
+/// The number of elements left.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+///
+/// let tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?;
+/// let view = tensor.view()?;
+/// let mut iter = view.iter::<u8>()?;
+/// assert_eq!(iter.len(), 6);
+/// iter.next();
+/// assert_eq!(iter.len(), 5);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<T: Element> ExactSizeIterator for Iter<'_, T> {}
 impl<T: Element> FusedIterator for Iter<'_, T> {}
 
@@ -184,6 +209,19 @@ impl<'a, T: Element> IterMut<'a, T> {
     }
 }
 
+/// Yields a mutable reference to each element, row-major, each element once.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+///
+/// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2, 3], &[3])?;
+/// let mut view = tensor.view_mut()?;
+/// let mut iter = view.iter_mut::<u8>()?;
+/// *iter.next().unwrap() = 10;
+/// iter.for_each(|x| *x += 1);
+/// assert_eq!(tensor.view()?.as_slice::<u8>()?, [10, 3, 4]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<'a, T: Element> Iterator for IterMut<'a, T> {
     type Item = &'a mut T;
 
@@ -199,6 +237,19 @@ impl<'a, T: Element> Iterator for IterMut<'a, T> {
     }
 }
 
+/// The number of elements left.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+///
+/// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 4], &[2, 2])?;
+/// let mut view = tensor.view_mut()?;
+/// let mut iter = view.iter_mut::<u8>()?;
+/// assert_eq!(iter.len(), 4);
+/// iter.next();
+/// assert_eq!(iter.len(), 3);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<T: Element> ExactSizeIterator for IterMut<'_, T> {}
 impl<T: Element> FusedIterator for IterMut<'_, T> {}
 

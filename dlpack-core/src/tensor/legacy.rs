@@ -42,12 +42,30 @@ pub struct LegacyManagedTensor(Owned<DLManagedTensor>);
 
 impl LegacyManagedTensor {
     /// Exports a `Vec` with `shape`, compact row-major, without copying.
+    ///
+    /// ```
+    /// use dlpack_core::LegacyManagedTensor;
+    /// let tensor = LegacyManagedTensor::from_vec(vec![1_u8, 2, 3, 4], &[2, 2])?;
+    /// assert_eq!(tensor.view()?.shape(), [2, 2]);
+    /// assert!(LegacyManagedTensor::from_vec(vec![1_u8, 2, 3], &[2, 2]).is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Self, Error> {
         let how = Shaped::new(shape, data.len())?;
         Ok(Self(export::export(data, &how)?))
     }
 
     /// Exports a boxed slice with `shape`, compact row-major, without copying.
+    ///
+    /// ```
+    /// use dlpack_core::LegacyManagedTensor;
+    ///
+    /// let data: Box<[u16]> = Box::new([1, 2, 3]);
+    /// let address = data.as_ptr();
+    /// let tensor = LegacyManagedTensor::from_boxed(data, &[3])?;
+    /// assert_eq!(tensor.view()?.data_ptr(), address.cast()); // the same memory: no copy
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn from_boxed<T: Element>(data: Box<[T]>, shape: &[usize]) -> Result<Self, Error> {
         Self::from_vec(data.into_vec(), shape)
     }
@@ -73,6 +91,35 @@ impl LegacyManagedTensor {
     /// API, [`into_raw`](Self::into_raw)). Null is refused; the metadata is validated later,
     /// by [`view`](Self::view).
     ///
+    /// ```
+    /// use dlpack_core::{DataType, Device, LegacyManagedTensor};
+    /// use dlpack_core::ffi::{DLManagedTensor, DLTensor};
+    ///
+    /// // What a pre-1.2 producer hands over: no strides (compact row-major), and here no
+    /// // deleter either, since the data lives on our stack and there is nothing to release.
+    /// let mut data = [1_i32, 2, 3, 4, 5, 6];
+    /// let mut shape = [2_i64, 3];
+    /// let mut managed = DLManagedTensor {
+    ///     dl_tensor: DLTensor {
+    ///         data: data.as_mut_ptr().cast(),
+    ///         device: Device::CPU,
+    ///         ndim: 2,
+    ///         dtype: DataType::I32,
+    ///         shape: shape.as_mut_ptr(),
+    ///         strides: core::ptr::null_mut(),
+    ///         byte_offset: 0,
+    ///     },
+    ///     manager_ctx: core::ptr::null_mut(),
+    ///     deleter: None,
+    /// };
+    /// // SAFETY: the struct, its shape and its data outlive `tensor` and nobody writes them
+    /// // meanwhile; without a deleter, dropping `tensor` releases nothing.
+    /// let tensor = unsafe { LegacyManagedTensor::from_raw(&mut managed)? };
+    /// assert_eq!(tensor.view()?.strides(), [3, 1]);
+    /// assert_eq!(tensor.view()?.as_slice::<i32>()?, [1, 2, 3, 4, 5, 6]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    ///
     /// # Safety
     ///
     /// As [`ManagedTensor::from_raw`]: `ptr` is null or a `DLManagedTensor` whose ownership
@@ -89,26 +136,69 @@ impl LegacyManagedTensor {
 
     /// Hands ownership to the caller, who must call the deleter exactly once, or pass the
     /// pointer back to [`from_raw`](Self::from_raw).
+    ///
+    /// ```
+    /// use dlpack_core::LegacyManagedTensor;
+    ///
+    /// let raw = LegacyManagedTensor::from_vec(vec![5_i8, 6], &[2])?.into_raw();
+    /// // SAFETY: `raw` came from `into_raw`; ownership goes back to a `LegacyManagedTensor`.
+    /// let tensor = unsafe { LegacyManagedTensor::from_raw(raw)? };
+    /// assert_eq!(tensor.view()?.as_slice::<i8>()?, [5, 6]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_raw(self) -> *mut DLManagedTensor {
         self.0.into_raw()
     }
 
     /// The C struct, to read.
+    ///
+    /// ```
+    /// use dlpack_core::LegacyManagedTensor;
+    /// let tensor = LegacyManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?;
+    /// let raw = tensor.as_raw();
+    /// assert_eq!(raw.dl_tensor.ndim, 2);
+    /// assert!(raw.deleter.is_some()); // our exports release themselves
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn as_raw(&self) -> &DLManagedTensor {
         self.0.get()
     }
 
     /// The device the data lives on.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, LegacyManagedTensor};
+    /// let tensor = LegacyManagedTensor::from_vec(vec![1_u8], &[1])?;
+    /// assert_eq!(tensor.device(), Device::CPU);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn device(&self) -> Device {
         self.0.get().dl_tensor.device
     }
 
     /// The data type of the elements, as the producer wrote it.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, LegacyManagedTensor};
+    /// let tensor = LegacyManagedTensor::from_vec(vec![1_u64], &[1])?;
+    /// assert_eq!(tensor.dtype(), DataType::U64);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn dtype(&self) -> DataType {
         self.0.get().dl_tensor.dtype
     }
 
-    /// A validated read-only view (null strides read as compact row-major).
+    /// A validated read-only view (null strides read as compact row-major; see
+    /// [`from_raw`](Self::from_raw)).
+    ///
+    /// ```
+    /// use dlpack_core::{LegacyManagedTensor, tensor::Flags};
+    /// let tensor = LegacyManagedTensor::from_vec(vec![1_u8, 2, 3, 4], &[2, 2])?;
+    /// let view = tensor.view()?;
+    /// assert_eq!(view.to_vec::<u8>()?, [1, 2, 3, 4]);
+    /// assert_eq!(view.flags(), Flags::EMPTY); // the legacy struct has none
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn view(&self) -> Result<TensorView<'_>, Error> {
         let m = self.0.get();
         // SAFETY: `from_raw`'s contract (or our own export) keeps the metadata and data valid
@@ -118,6 +208,14 @@ impl LegacyManagedTensor {
 
     /// A validated mutable view. A legacy tensor cannot be flagged read-only; producers that
     /// need that refuse to export legacy tensors.
+    ///
+    /// ```
+    /// use dlpack_core::LegacyManagedTensor;
+    /// let mut tensor = LegacyManagedTensor::from_vec(vec![1_i16, 2], &[2])?;
+    /// tensor.view_mut()?.as_slice_mut::<i16>()?.reverse();
+    /// assert_eq!(tensor.view()?.as_slice::<i16>()?, [2, 1]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn view_mut(&mut self) -> Result<TensorViewMut<'_>, Error> {
         let m = self.0.get();
         // SAFETY: as for `view`, with `&mut self` for exclusivity on our side.
@@ -126,6 +224,17 @@ impl LegacyManagedTensor {
 
     /// Re-exports as a versioned tensor (DLPack 1.3, strides always present) without copying:
     /// the new tensor owns this one. On error this tensor is released.
+    ///
+    /// ```
+    /// use dlpack_core::{LegacyManagedTensor, ffi::DLPackVersion};
+    ///
+    /// let legacy = LegacyManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// let data = legacy.view()?.data_ptr();
+    /// let versioned = legacy.into_versioned()?;
+    /// assert_eq!(versioned.version(), DLPackVersion::CURRENT);
+    /// assert_eq!(versioned.view()?.data_ptr(), data); // the same memory: no copy
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_versioned(self) -> Result<ManagedTensor, Error> {
         let ndim = self.view()?.ndim();
         let how = Reexport {

@@ -168,4 +168,14 @@ pub use view_mut::TensorViewMut;
 /// The most dimensions a tensor may have: 64, NumPy 2's `NPY_MAXDIMS` and the largest rank a
 /// mainstream producer emits. DLPack sets no limit, but `ndim` is read before anything else
 /// and bounds how much shape memory is read, so it is checked first.
+///
+/// ```
+/// use dlpack_core::{ManagedTensor, tensor::MAX_NDIM};
+///
+/// let shape = [1_usize; MAX_NDIM];
+/// assert_eq!(ManagedTensor::from_vec(vec![0_u8], &shape)?.view()?.ndim(), 64);
+/// let err = ManagedTensor::from_vec(vec![0_u8], &[1; MAX_NDIM + 1]).unwrap_err();
+/// assert_eq!(err.to_string(), "ndim is 65; expected 0 to 64");
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 pub const MAX_NDIM: usize = 64;

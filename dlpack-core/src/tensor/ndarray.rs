@@ -104,6 +104,18 @@ fn ndarray_default_strides(shape: &[usize]) -> Vec<usize> {
 impl<'a> TensorView<'a> {
     /// An `ndarray` view of the elements, zero-copy, for any strides (negative and zero ones
     /// included), with the checks of [`as_slice`](Self::as_slice) apart from contiguity.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use ndarray::{Array2, array};
+    ///
+    /// // A transposed array exports its strides; the view reads them back.
+    /// let a = Array2::from_shape_vec((2, 3), vec![1_u8, 2, 3, 4, 5, 6]).unwrap();
+    /// let tensor = ManagedTensor::from_owner(a.reversed_axes())?;
+    /// let array = tensor.view()?.as_array::<u8>()?;
+    /// assert_eq!(array, array![[1, 4], [2, 5], [3, 6]].into_dyn());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn as_array<T: Element>(&self) -> Result<ArrayViewD<'a, T>, Error> {
         let raw = raw_parts::<T>(self)?;
         // SAFETY: `low` is the lowest element; with the absolute strides every index reaches
@@ -142,6 +154,17 @@ impl<'a> TensorViewMut<'a> {
     }
 
     /// A mutable `ndarray` view for the whole lifetime.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_i32, 2, 3, 4], &[2, 2])?;
+    /// // The view is a temporary; the array outlives it.
+    /// let mut array = tensor.view_mut()?.into_array_mut::<i32>()?;
+    /// array.swap([0, 0], [1, 1]);
+    /// assert_eq!(tensor.view()?.as_slice::<i32>()?, [4, 2, 3, 1]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_array_mut<T: Element>(self) -> Result<ArrayViewMutD<'a, T>, Error> {
         // SAFETY: as `as_array_mut`, for 'a: `self` is consumed.
         unsafe { array_mut(self.inner()) }
@@ -177,6 +200,19 @@ unsafe fn array_mut<'b, T: Element>(view: &TensorView<'_>) -> Result<ArrayViewMu
     Ok(array)
 }
 
+/// Export without a copy, strides included; the consumer may write (the array is ours alone).
+///
+/// ```
+/// use dlpack_core::{ManagedTensor, tensor::Flags};
+/// use ndarray::Array;
+///
+/// let array = Array::from_shape_vec((2, 2), vec![1.0_f32, 2.0, 3.0, 4.0]).unwrap();
+/// let address = array.as_ptr();
+/// let tensor = ManagedTensor::from_owner(array)?;
+/// assert_eq!(tensor.view()?.data_ptr(), address.cast()); // the same memory
+/// assert_eq!(tensor.flags(), Flags::EMPTY);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 // SAFETY: an owned array's buffer holds every element its shape and strides reach from
 // `as_mut_ptr` (the first element), does not move when the array does, and is freed only when
 // the array is dropped; the array is ours alone, so the consumer may write.
@@ -188,6 +224,18 @@ unsafe impl<A: Element, D: Dimension + 'static> TensorOwner for Array<A, D> {
     }
 }
 
+/// Export without a copy, flagged `READ_ONLY`: other clones may read the data.
+///
+/// ```
+/// use dlpack_core::{ManagedTensor, tensor::Flags};
+/// use ndarray::ArcArray;
+///
+/// let shared = ArcArray::from_vec(vec![1_u8, 2, 3]);
+/// let tensor = ManagedTensor::from_owner(shared.clone())?;
+/// assert_eq!(tensor.flags(), Flags::READ_ONLY);
+/// assert_eq!(tensor.view()?.data_ptr(), shared.as_ptr().cast()); // the same memory
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 // SAFETY: as for `Array`, except that other clones may read the data, so the export is
 // READ_ONLY and the pointer is taken with `as_ptr`, which does not unshare; no clone can write
 // while this one lives (ndarray copies on write when the data is shared).
@@ -201,6 +249,17 @@ unsafe impl<A: Element, D: Dimension + 'static> TensorOwner for ArcArray<A, D> {
 
 impl<A: Element, D: Dimension + 'static> ToDlpackTensor for Array<A, D> {
     /// A copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    /// use ndarray::array;
+    ///
+    /// let array = array![[1_u8, 2], [3, 4]];
+    /// let tensor: ManagedTensor = from_dlpack(&array)?;
+    /// assert_eq!(tensor.flags(), Flags::IS_COPIED);
+    /// assert_eq!(tensor.view()?.shape(), [2, 2]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         ManagedTensor::from_owner_flagged(self.to_owned(), Flags::IS_COPIED)
     }
@@ -208,6 +267,16 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for Array<A, D> {
 
 impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArrayView<'_, A, D> {
     /// A copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack};
+    /// use ndarray::{array, s};
+    ///
+    /// let array = array![[1_u8, 2, 3], [4, 5, 6]];
+    /// let column: ManagedTensor = from_dlpack(&array.slice(s![.., 1]))?;
+    /// assert_eq!(column.view()?.as_slice::<u8>()?, [2, 5]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         ManagedTensor::from_owner_flagged(self.to_owned(), Flags::IS_COPIED)
     }
@@ -215,6 +284,17 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArrayView<'_, A, D> 
 
 impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArcArray<A, D> {
     /// Shares the data (a clone of the `ArcArray`), flagged `READ_ONLY`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    /// use ndarray::ArcArray;
+    ///
+    /// let shared = ArcArray::from_vec(vec![1_u8, 2, 3]);
+    /// let tensor: ManagedTensor = from_dlpack(&shared)?;
+    /// assert_eq!(tensor.flags(), Flags::READ_ONLY);
+    /// assert_eq!(tensor.view()?.data_ptr(), shared.as_ptr().cast()); // the same memory
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         ManagedTensor::from_owner(self.clone())
     }
@@ -222,6 +302,17 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArcArray<A, D> {
 
 impl<T: Element> FromDlpackTensor for ArrayD<T> {
     /// The elements copied into an owned array of the same shape.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack};
+    /// use ndarray::{ArrayD, array};
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![1_i64, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// let array: ArrayD<i64> = from_dlpack(&tensor)?;
+    /// drop(tensor);
+    /// assert_eq!(array, array![[1, 2, 3], [4, 5, 6]].into_dyn());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
         Ok(tensor.view()?.as_array::<T>()?.to_owned())
     }

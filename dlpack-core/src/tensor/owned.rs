@@ -64,6 +64,16 @@ impl ManagedTensor {
     }
 
     /// Exports a boxed slice with `shape`, compact row-major, without copying.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let data: Box<[i32]> = Box::new([1, 2, 3, 4]);
+    /// let address = data.as_ptr();
+    /// let tensor = ManagedTensor::from_boxed(data, &[2, 2])?;
+    /// assert_eq!(tensor.view()?.data_ptr(), address.cast()); // the same memory: no copy
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn from_boxed<T: Element>(data: Box<[T]>, shape: &[usize]) -> Result<Self, Error> {
         Self::from_vec(data.into_vec(), shape)
     }
@@ -91,6 +101,28 @@ impl ManagedTensor {
     /// Exports any [`TensorOwner`] without copying: the owner moves into the export's
     /// allocation and is dropped by the deleter. The description is validated with the rules
     /// an importer applies; on error the owner is dropped.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ManagedTensor};
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// /// A framework's buffer that knows its own shape.
+    /// struct Buffer {
+    ///     data: Vec<u16>,
+    ///     shape: [usize; 2],
+    /// }
+    /// // SAFETY: the Vec holds the shape's 6 elements and is owned by `Buffer` alone.
+    /// unsafe impl TensorOwner for Buffer {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.data.as_mut_ptr(), &self.shape)
+    ///     }
+    /// }
+    ///
+    /// let tensor = ManagedTensor::from_owner(Buffer { data: vec![7; 6], shape: [3, 2] })?;
+    /// let view = tensor.view()?;
+    /// assert_eq!((view.dtype(), view.shape()), (DataType::U16, &[3, 2][..]));
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn from_owner<O: TensorOwner>(owner: O) -> Result<Self, Error> {
         Ok(Self(export::export(owner, &ByOwner)?))
     }
@@ -149,39 +181,107 @@ impl ManagedTensor {
 
     /// Hands ownership to the caller (typically a C consumer, or a `PyCapsule`), who must
     /// call the deleter exactly once, or pass the pointer back to [`from_raw`](Self::from_raw).
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let raw = ManagedTensor::from_vec(vec![1_u8, 2, 3], &[3])?.into_raw();
+    /// // What a C consumer does: read the tensor, then release it.
+    /// // SAFETY: `raw` is a live tensor handed to us; its deleter is called once, then never
+    /// // used again.
+    /// unsafe {
+    ///     assert_eq!(*(*raw).dl_tensor.shape, 3);
+    ///     ((*raw).deleter.unwrap())(raw);
+    /// }
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_raw(self) -> *mut DLManagedTensorVersioned {
         self.0.into_raw()
     }
 
     /// The C struct, to read. Following its `shape`, `strides` or `data` pointers is up to
     /// you; [`view`](Self::view) does it after validation.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ManagedTensor, ffi::DLPackVersion};
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![0.0_f64; 6], &[2, 3])?;
+    /// let raw = tensor.as_raw();
+    /// assert_eq!(raw.version, DLPackVersion::CURRENT);
+    /// assert_eq!((raw.dl_tensor.ndim, raw.dl_tensor.dtype), (2, DataType::F64));
+    /// assert!(!raw.dl_tensor.strides.is_null()); // exports always carry strides
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn as_raw(&self) -> &DLManagedTensorVersioned {
         self.0.get()
     }
 
     /// The DLPack version the producer wrote (major 1).
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, ffi::DLPackVersion};
+    /// let tensor = ManagedTensor::from_vec(vec![1_u8], &[1])?;
+    /// assert_eq!(tensor.version(), DLPackVersion { major: 1, minor: 3 }); // our exports
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn version(&self) -> DLPackVersion {
         self.0.get().version
     }
 
     /// The producer's flags.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let moved = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// assert_eq!(moved.flags(), Flags::EMPTY);
+    /// let copied: ManagedTensor = from_dlpack(&moved)?;
+    /// assert_eq!(copied.flags(), Flags::IS_COPIED);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn flags(&self) -> Flags {
         self.0.get().flags()
     }
 
     /// The device the data lives on.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, ManagedTensor};
+    /// let tensor = ManagedTensor::from_vec(vec![1_u8], &[1])?;
+    /// assert_eq!(tensor.device(), Device::CPU);
+    /// assert!(Device::CPU.can_access(tensor.device())); // so its data can be read here
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn device(&self) -> Device {
         self.0.get().dl_tensor.device
     }
 
     /// The data type of the elements, as the producer wrote it (checked by
     /// [`view`](Self::view), not here).
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ManagedTensor};
+    /// let tensor = ManagedTensor::from_vec(vec![true, false], &[2])?;
+    /// assert_eq!(tensor.dtype(), DataType::BOOL);
+    /// assert_eq!(tensor.dtype().to_string(), "bool");
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn dtype(&self) -> DataType {
         self.0.get().dl_tensor.dtype
     }
 
     /// A validated read-only view: shape, strides, data type, device, and typed access to
     /// host-readable data. See [`TensorView`] for what is checked.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![1_i64, 2, 3, 4, 5, 6], &[3, 2])?;
+    /// let view = tensor.view()?;
+    /// assert_eq!((view.shape(), view.strides()), (&[3, 2][..], &[2, 1][..]));
+    /// assert_eq!(view.as_slice::<i64>()?[4], 5);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn view(&self) -> Result<TensorView<'_>, Error> {
         let m = self.0.get();
         // SAFETY: `from_raw`'s contract (or our own export) keeps the metadata and data valid
@@ -190,6 +290,19 @@ impl ManagedTensor {
     }
 
     /// A validated mutable view; refuses a tensor flagged `READ_ONLY`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::{Error, ManagedTensor, tensor::TensorError};
+    ///
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_u32, 2, 3], &[3])?;
+    /// tensor.view_mut()?.as_slice_mut::<u32>()?[0] = 10;
+    /// assert_eq!(tensor.view()?.as_slice::<u32>()?, [10, 2, 3]);
+    ///
+    /// let mut shared = ManagedTensor::from_arc(Arc::from(vec![1_u32]), &[1])?;
+    /// assert_eq!(shared.view_mut().unwrap_err(), Error::Tensor(TensorError::ReadOnly));
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn view_mut(&mut self) -> Result<TensorViewMut<'_>, Error> {
         let m = self.0.get();
         // SAFETY: as for `view`; `&mut self` makes the access exclusive on our side, and
@@ -201,6 +314,17 @@ impl ManagedTensor {
     /// `max_version < 1.0`) without copying: the legacy tensor owns this one. Refuses a tensor
     /// the legacy struct cannot describe faithfully (`READ_ONLY`, a padded sub-byte type), and
     /// on any error this tensor is released. `IS_COPIED` is dropped.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?;
+    /// let data = tensor.view()?.data_ptr();
+    /// let legacy = tensor.into_legacy()?;
+    /// assert_eq!(legacy.view()?.data_ptr(), data); // the same memory: no copy
+    /// assert_eq!(legacy.view()?.as_slice::<f32>()?, [1.0, 2.0]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_legacy(self) -> Result<LegacyManagedTensor, Error> {
         let ndim = self.view()?.ndim();
         let how = Reexport {

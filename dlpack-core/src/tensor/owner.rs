@@ -63,6 +63,27 @@ use crate::element::Element;
 pub unsafe trait TensorOwner: Send + 'static {
     /// The tensor this owner holds. See the trait's safety section for what the answer must
     /// satisfy.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ManagedTensor};
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// /// A rank-0 tensor: one value, no dimensions.
+    /// struct Scalar(Box<f64>);
+    /// // SAFETY: the box holds the one element, owned by `Scalar` alone.
+    /// unsafe impl TensorOwner for Scalar {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(&mut *self.0, &[] as &[usize])
+    ///     }
+    /// }
+    ///
+    /// let mut owner = Scalar(Box::new(2.5));
+    /// let parts = owner.describe(); // what the export will say, before exporting
+    /// assert_eq!((parts.dtype(), parts.shape().len()), (DataType::F64, 0));
+    /// let tensor = ManagedTensor::from_owner(owner)?;
+    /// assert_eq!(tensor.view()?.as_slice::<f64>()?, [2.5]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     fn describe(&mut self) -> TensorParts<'_>;
 }
 
@@ -86,6 +107,11 @@ pub enum Dims<'a> {
 
 impl Dims<'_> {
     /// The number of entries.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Dims;
+    /// assert_eq!(Dims::from(&[2_i64, 3, 4]).len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         match self {
             Self::I64(d) => d.len(),
@@ -95,11 +121,26 @@ impl Dims<'_> {
     }
 
     /// Whether there are no entries (a rank-0 shape).
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Dims;
+    /// assert!(Dims::from(&[] as &[usize]).is_empty());
+    /// assert!(!Dims::from(&[1_usize]).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Entry `i`, widened so that every value of every kind fits.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Dims;
+    /// let strides = Dims::from(&[-1_isize, 4]);
+    /// assert_eq!(strides.get(0), Some(-1));
+    /// assert_eq!(strides.get(2), None);
+    /// // Every usize is seen as it is, even one no int64_t holds (which an export refuses).
+    /// assert_eq!(Dims::from(&[usize::MAX]).get(0), Some(usize::MAX as i128));
+    /// ```
     pub fn get(&self, i: usize) -> Option<i128> {
         match self {
             Self::I64(d) => d.get(i).map(|&v| i128::from(v)),
@@ -111,18 +152,45 @@ impl Dims<'_> {
 
 macro_rules! dims_from {
     ($($ty:ty => $variant:ident),*) => {$(
+        #[doc = concat!("A slice of `", stringify!($ty), "`: `Dims::", stringify!($variant), "`.")]
+        ///
+        #[doc = concat!(
+            "```\n",
+            "use dlpack_core::tensor::Dims;\n",
+            "let shape: &[", stringify!($ty), "] = &[2, 3];\n",
+            "assert_eq!(Dims::from(shape), Dims::", stringify!($variant), "(&[2, 3]));\n",
+            "```",
+        )]
         impl<'a> From<&'a [$ty]> for Dims<'a> {
             #[inline]
             fn from(d: &'a [$ty]) -> Self {
                 Self::$variant(d)
             }
         }
+        #[doc = concat!("An array of `", stringify!($ty), "`: `Dims::", stringify!($variant), "`.")]
+        ///
+        #[doc = concat!(
+            "```\n",
+            "use dlpack_core::tensor::Dims;\n",
+            "let dims = Dims::from(&[2 as ", stringify!($ty), ", 3]);\n",
+            "assert_eq!(dims, Dims::", stringify!($variant), "(&[2, 3]));\n",
+            "```",
+        )]
         impl<'a, const N: usize> From<&'a [$ty; N]> for Dims<'a> {
             #[inline]
             fn from(d: &'a [$ty; N]) -> Self {
                 Self::$variant(d)
             }
         }
+        #[doc = concat!("A `Vec<", stringify!($ty), ">`: `Dims::", stringify!($variant), "`.")]
+        ///
+        #[doc = concat!(
+            "```\n",
+            "use dlpack_core::tensor::Dims;\n",
+            "let shape: Vec<", stringify!($ty), "> = vec![2, 3];\n",
+            "assert_eq!(Dims::from(&shape), Dims::", stringify!($variant), "(&[2, 3]));\n",
+            "```",
+        )]
         impl<'a> From<&'a Vec<$ty>> for Dims<'a> {
             #[inline]
             fn from(d: &'a Vec<$ty>) -> Self {
@@ -167,6 +235,16 @@ pub struct TensorParts<'a> {
 impl<'a> TensorParts<'a> {
     /// A tensor of `dtype` with `shape` at `data` on `device`: compact row-major, no byte
     /// offset, no flags. `data` is opaque: a host pointer, a device pointer or a handle.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Device, tensor::{Flags, TensorParts}};
+    ///
+    /// // A ROCm allocation: an address in the device's space, never dereferenced on the host.
+    /// let address = core::ptr::without_provenance_mut(0x7f00_0000_0000);
+    /// let parts = TensorParts::new(address, Device::rocm(1), DataType::F16, &[1024_usize]);
+    /// assert_eq!((parts.device(), parts.dtype()), (Device::rocm(1), DataType::F16));
+    /// assert_eq!((parts.strides(), parts.byte_offset(), parts.flags()), (None, 0, Flags::EMPTY));
+    /// ```
     pub fn new(
         data: *mut c_void,
         device: Device,
@@ -186,11 +264,28 @@ impl<'a> TensorParts<'a> {
 
     /// Elements of type `T` in host memory: device [`Device::CPU`], data type
     /// `T::DATA_TYPE`.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Device, tensor::TensorParts};
+    ///
+    /// let mut data = vec![0_i8; 6];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]);
+    /// assert_eq!((parts.device(), parts.dtype()), (Device::CPU, DataType::I8));
+    /// ```
     pub fn host<T: Element>(data: *mut T, shape: impl Into<Dims<'a>>) -> Self {
         Self::new(data.cast(), Device::CPU, T::DATA_TYPE, shape)
     }
 
     /// With strides, in elements (negative and zero strides allowed).
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{Dims, TensorParts};
+    ///
+    /// let mut data = vec![0_u8; 6];
+    /// // Column-major 2 x 3: the next row is 1 element on, the next column 2.
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]).with_strides(&[1_i64, 2]);
+    /// assert_eq!(parts.strides(), Some(Dims::I64(&[1, 2])));
+    /// ```
     #[must_use]
     pub fn with_strides(self, strides: impl Into<Dims<'a>>) -> Self {
         Self {
@@ -200,6 +295,15 @@ impl<'a> TensorParts<'a> {
     }
 
     /// With the byte offset from `data` to the first element.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::TensorParts;
+    ///
+    /// let mut data = vec![0_u32; 4];
+    /// // The last three elements: the first one is 4 bytes past the pointer.
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[3_usize]).with_byte_offset(4);
+    /// assert_eq!(parts.byte_offset(), 4);
+    /// ```
     #[must_use]
     pub fn with_byte_offset(self, byte_offset: u64) -> Self {
         Self {
@@ -210,6 +314,16 @@ impl<'a> TensorParts<'a> {
 
     /// With these flags added (`IS_COPIED` for a fresh copy, `IS_SUBBYTE_TYPE_PADDED` for
     /// one sub-byte element per byte).
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{Flags, TensorParts};
+    ///
+    /// let mut data = vec![0_u8; 4];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[4_usize])
+    ///     .with_flags(Flags::IS_COPIED)
+    ///     .with_flags(Flags::READ_ONLY); // added, not replaced
+    /// assert_eq!(parts.flags(), Flags::IS_COPIED | Flags::READ_ONLY);
+    /// ```
     #[must_use]
     pub fn with_flags(self, flags: Flags) -> Self {
         Self {
@@ -219,42 +333,119 @@ impl<'a> TensorParts<'a> {
     }
 
     /// Flagged `READ_ONLY`: consumers must not write through the tensor.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// /// A lookup table in static memory, which nobody may write.
+    /// struct Table(&'static [u8; 4]);
+    /// // SAFETY: static data lives for ever, and `read_only` forbids consumers to write it.
+    /// unsafe impl TensorOwner for Table {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_ptr().cast_mut(), &[4_usize]).read_only()
+    ///     }
+    /// }
+    ///
+    /// static SQUARES: [u8; 4] = [0, 1, 4, 9];
+    /// let mut tensor = ManagedTensor::from_owner(Table(&SQUARES))?;
+    /// assert_eq!(tensor.view()?.as_slice::<u8>()?, [0, 1, 4, 9]);
+    /// assert!(tensor.view_mut().is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     #[must_use]
     pub fn read_only(self) -> Self {
         self.with_flags(Flags::READ_ONLY)
     }
 
     /// The data pointer.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::TensorParts;
+    ///
+    /// let mut data = vec![0_u16; 2];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize]);
+    /// assert_eq!(parts.data(), data.as_mut_ptr().cast());
+    /// ```
     pub fn data(&self) -> *mut c_void {
         self.data
     }
 
     /// The device.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, tensor::TensorParts};
+    ///
+    /// let mut data = vec![0_u16; 2];
+    /// assert_eq!(TensorParts::host(data.as_mut_ptr(), &[2_usize]).device(), Device::CPU);
+    /// ```
     pub fn device(&self) -> Device {
         self.device
     }
 
     /// The data type.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, tensor::TensorParts};
+    ///
+    /// let mut data = vec![0_u16; 2];
+    /// assert_eq!(TensorParts::host(data.as_mut_ptr(), &[2_usize]).dtype(), DataType::U16);
+    /// ```
     pub fn dtype(&self) -> DataType {
         self.dtype
     }
 
-    /// The shape.
+    /// The shape, in the integer type it was given in.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{Dims, TensorParts};
+    ///
+    /// let mut data = vec![0_u16; 6];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]);
+    /// assert_eq!(parts.shape(), Dims::Usize(&[2, 3]));
+    /// ```
     pub fn shape(&self) -> Dims<'a> {
         self.shape
     }
 
     /// The strides, or `None` for compact row-major.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{Dims, TensorParts};
+    ///
+    /// let mut data = vec![0_u16; 3];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[3_usize]);
+    /// assert_eq!(parts.strides(), None);
+    /// assert_eq!(parts.with_strides(&[-1_isize]).strides(), Some(Dims::Isize(&[-1])));
+    /// ```
     pub fn strides(&self) -> Option<Dims<'a>> {
         self.strides
     }
 
     /// The byte offset.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::TensorParts;
+    ///
+    /// let mut data = vec![0_u16; 3];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize]);
+    /// assert_eq!(parts.byte_offset(), 0);
+    /// assert_eq!(parts.with_byte_offset(2).byte_offset(), 2);
+    /// ```
     pub fn byte_offset(&self) -> u64 {
         self.byte_offset
     }
 
     /// The flags.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{Flags, TensorParts};
+    ///
+    /// let mut data = vec![0_u16; 3];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[3_usize]);
+    /// assert_eq!(parts.flags(), Flags::EMPTY);
+    /// assert_eq!(parts.read_only().flags(), Flags::READ_ONLY);
+    /// ```
     pub fn flags(&self) -> Flags {
         self.flags
     }

@@ -128,53 +128,160 @@ impl<'a> TensorView<'a> {
     }
 
     /// The extents, one per dimension.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let tensor = ManagedTensor::from_vec(vec![0_u8; 24], &[2, 3, 4])?;
+    /// assert_eq!(tensor.view()?.shape(), [2, 3, 4]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn shape(&self) -> &[i64] {
         self.layout.shape
     }
 
     /// The strides in elements, one per dimension; compact row-major ones when the producer
     /// sent none (legacy tensors, versions before 1.2).
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let tensor = ManagedTensor::from_vec(vec![0_u8; 24], &[2, 3, 4])?;
+    /// assert_eq!(tensor.view()?.strides(), [12, 4, 1]); // in elements, not bytes
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn strides(&self) -> &[i64] {
         &self.layout.strides
     }
 
     /// The number of dimensions.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let matrix = ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?;
+    /// assert_eq!(matrix.view()?.ndim(), 2);
+    /// let scalar = ManagedTensor::from_vec(vec![0_u8], &[])?;
+    /// assert_eq!(scalar.view()?.ndim(), 0);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn ndim(&self) -> usize {
         self.layout.shape.len()
     }
 
     /// The number of elements: the product of the shape (1 for rank 0).
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let matrix = ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?;
+    /// assert_eq!(matrix.view()?.len(), 6);
+    /// let scalar = ManagedTensor::from_vec(vec![0_u8], &[])?;
+    /// assert_eq!(scalar.view()?.len(), 1);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.layout.count
     }
 
     /// Whether the tensor has no elements (a dimension is 0).
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let empty = ManagedTensor::from_vec(Vec::<f32>::new(), &[3, 0])?;
+    /// assert!(empty.view()?.is_empty());
+    /// assert_eq!(empty.view()?.as_slice::<f32>()?, [0.0; 0]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.layout.count == 0
     }
 
-    /// The data type of the elements.
+    /// The data type of the elements, which typed access must match exactly.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Element, ManagedTensor};
+    /// let tensor = ManagedTensor::from_vec(vec![1.0_f64], &[1])?;
+    /// let view = tensor.view()?;
+    /// assert_eq!(view.dtype(), DataType::F64);
+    /// assert_eq!(view.dtype(), f64::DATA_TYPE);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn dtype(&self) -> DataType {
         self.dtype
     }
 
-    /// The device the data lives on.
+    /// The device the data lives on; the data can be read here when
+    /// `Device::CPU.can_access(view.device())`.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, ManagedTensor};
+    /// let tensor = ManagedTensor::from_vec(vec![1_u8], &[1])?;
+    /// assert_eq!(tensor.view()?.device(), Device::CPU);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn device(&self) -> Device {
         self.device
     }
 
     /// The producer's flags (empty for a legacy tensor).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::{ManagedTensor, tensor::Flags};
+    /// let shared = ManagedTensor::from_arc(Arc::from(vec![1_u8]), &[1])?;
+    /// assert_eq!(shared.view()?.flags(), Flags::READ_ONLY);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn flags(&self) -> Flags {
         self.flags
     }
 
     /// The data pointer as the producer gave it (opaque on some devices); the first element is
     /// [`byte_offset`](Self::byte_offset) bytes past it.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// // The last two elements of a Vec: the tensor starts 4 bytes past the data pointer.
+    /// struct Tail(Vec<u32>);
+    /// // SAFETY: elements 1 and 2 of the Vec, owned by `Tail` alone.
+    /// unsafe impl TensorOwner for Tail {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_mut_ptr(), &[2_usize]).with_byte_offset(4)
+    ///     }
+    /// }
+    /// let data = vec![10, 20, 30];
+    /// let address = data.as_ptr();
+    /// let tensor = ManagedTensor::from_owner(Tail(data))?;
+    /// let view = tensor.view()?;
+    /// assert_eq!(view.data_ptr(), address.cast());
+    /// assert_eq!(view.as_slice::<u32>()?, [20, 30]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn data_ptr(&self) -> *const c_void {
         self.data
     }
 
     /// The byte offset from the data pointer to the first element.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// // The last two elements of a Vec: the tensor starts 4 bytes past the data pointer.
+    /// struct Tail(Vec<u32>);
+    /// // SAFETY: elements 1 and 2 of the Vec, owned by `Tail` alone.
+    /// unsafe impl TensorOwner for Tail {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_mut_ptr(), &[2_usize]).with_byte_offset(4)
+    ///     }
+    /// }
+    /// let data = vec![10, 20, 30];
+    /// let address = data.as_ptr();
+    /// let tensor = ManagedTensor::from_owner(Tail(data))?;
+    /// let view = tensor.view()?;
+    /// assert_eq!(view.byte_offset(), 4);
+    /// assert_eq!(view.byte_range(), 4..12);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn byte_offset(&self) -> u64 {
         self.byte_offset
     }
@@ -195,12 +302,51 @@ impl<'a> TensorView<'a> {
 
     /// Whether the strides are compact row-major (ignoring axes of extent 1), so that
     /// [`as_slice`](Self::as_slice) works. An empty tensor is compact.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// /// A 2 × 3 matrix stored column-major.
+    /// struct ColumnMajor(Vec<u8>);
+    /// // SAFETY: the Vec holds the 6 elements the shape and strides reach, owned by us alone.
+    /// unsafe impl TensorOwner for ColumnMajor {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_mut_ptr(), &[2_usize, 3]).with_strides(&[1_i64, 2])
+    ///     }
+    /// }
+    /// let tensor = ManagedTensor::from_owner(ColumnMajor(vec![1, 4, 2, 5, 3, 6]))?;
+    /// let view = tensor.view()?;
+    /// assert!(!view.is_contiguous());
+    /// assert!(view.as_slice::<u8>().is_err()); // iterate, or copy with `to_vec`
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn is_contiguous(&self) -> bool {
         self.layout.contiguous
     }
 
     /// Whether the elements are of a sub-byte type stored packed (several per byte, little
     /// bit-endian), as DLPack assumes unless `IS_SUBBYTE_TYPE_PADDED` is set.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Device, ManagedTensor};
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// // Four float4_e2m1fn values in two bytes.
+    /// struct Nibbles(Vec<u8>);
+    /// // SAFETY: the Vec's 2 bytes hold the 4 packed elements, owned by `Nibbles` alone.
+    /// unsafe impl TensorOwner for Nibbles {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         let data = self.0.as_mut_ptr().cast();
+    ///         TensorParts::new(data, Device::CPU, DataType::FLOAT4_E2M1FN, &[4_usize])
+    ///     }
+    /// }
+    /// let tensor = ManagedTensor::from_owner(Nibbles(vec![0x21, 0x43]))?;
+    /// let view = tensor.view()?;
+    /// assert!(view.is_packed());
+    /// assert_eq!(view.as_bytes()?, [0x21, 0x43]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn is_packed(&self) -> bool {
         self.layout.packed
     }
@@ -211,6 +357,17 @@ impl<'a> TensorView<'a> {
     /// Refuses, with the reason: another data type, strides that are not compact (use
     /// [`iter`](Self::iter) or an `ndarray` view), a device the CPU cannot read, a null data
     /// pointer, an address not aligned for `T`, and for `bool` a byte other than 0 or 1.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![0.5_f32, 1.5], &[2])?;
+    /// let view = tensor.view()?;
+    /// assert_eq!(view.as_slice::<f32>()?, [0.5, 1.5]);
+    /// let err = view.as_slice::<u32>().unwrap_err(); // same size, other data type
+    /// assert_eq!(err.to_string(), "dtype is float32; u32 reads uint32");
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn as_slice<T: Element>(&self) -> Result<&'a [T], Error> {
         let (first, len) = self.slice_ptr::<T>()?;
         // SAFETY: `slice_ptr` checked the type, layout, alignment and bools and placed the
@@ -221,6 +378,14 @@ impl<'a> TensorView<'a> {
 
     /// The raw bytes of a compact tensor of any data type (packed sub-byte ones included) in
     /// memory the CPU can read.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let tensor = ManagedTensor::from_vec(vec![1_u16, 0x0302], &[2])?;
+    /// let bytes = [1_u16.to_ne_bytes(), 0x0302_u16.to_ne_bytes()].concat();
+    /// assert_eq!(tensor.view()?.as_bytes()?, bytes);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn as_bytes(&self) -> Result<&'a [u8], Error> {
         let (first, len) = self.bytes_ptr()?;
         // SAFETY: compact: the elements are the `len` bytes from `first`, readable for 'a.
@@ -290,7 +455,25 @@ impl<'a> TensorView<'a> {
         }
     }
 
-    /// The elements copied into a `Vec` in row-major index order.
+    /// The elements copied into a `Vec` in row-major index order, for any strides.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// /// A 2 × 3 matrix stored column-major.
+    /// struct ColumnMajor(Vec<u8>);
+    /// // SAFETY: the Vec holds the 6 elements the shape and strides reach, owned by us alone.
+    /// unsafe impl TensorOwner for ColumnMajor {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_mut_ptr(), &[2_usize, 3]).with_strides(&[1_i64, 2])
+    ///     }
+    /// }
+    /// let tensor = ManagedTensor::from_owner(ColumnMajor(vec![1, 4, 2, 5, 3, 6]))?;
+    /// let view = tensor.view()?;
+    /// assert_eq!(view.to_vec::<u8>()?, [1, 2, 3, 4, 5, 6]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, Error> {
         if self.layout.contiguous {
             return self.as_slice::<T>().map(<[T]>::to_vec);

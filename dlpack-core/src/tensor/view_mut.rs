@@ -70,6 +70,34 @@ impl<'a> TensorViewMut<'a> {
     /// A mutable view of a bare `DLTensor`, after validation; refuses `READ_ONLY` in `flags`.
     /// See [`TensorView::from_dl_tensor`] for `version`.
     ///
+    /// ```
+    /// use dlpack_core::ffi::{DLPackVersion, DLTensor};
+    /// use dlpack_core::tensor::{Flags, TensorViewMut};
+    /// use dlpack_core::{DataType, Device};
+    ///
+    /// let mut data = [1_i32, 2, 3, 4];
+    /// let (mut shape, mut strides) = ([2_i64, 2], [2_i64, 1]);
+    /// let raw = DLTensor {
+    ///     data: data.as_mut_ptr().cast(),
+    ///     device: Device::CPU,
+    ///     ndim: 2,
+    ///     dtype: DataType::I32,
+    ///     shape: shape.as_mut_ptr(),
+    ///     strides: strides.as_mut_ptr(),
+    ///     byte_offset: 0,
+    /// };
+    /// // SAFETY: `raw` describes `data`, `shape` and `strides`, which outlive the view; nothing
+    /// // else reads or writes them while it lives.
+    /// let version = DLPackVersion::CURRENT;
+    /// let mut view = unsafe { TensorViewMut::from_dl_tensor(&raw, Flags::EMPTY, version)? };
+    /// view.as_slice_mut::<i32>()?.iter_mut().for_each(|x| *x *= -1);
+    /// assert_eq!(view.as_slice::<i32>()?, [-1, -2, -3, -4]);
+    /// // SAFETY: as above.
+    /// let read_only = unsafe { TensorViewMut::from_dl_tensor(&raw, Flags::READ_ONLY, version) };
+    /// assert!(read_only.is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    ///
     /// # Safety
     ///
     /// As [`TensorView::from_dl_tensor`], and the memory is writable and accessed by nobody
@@ -89,91 +117,239 @@ impl<'a> TensorViewMut<'a> {
     }
 
     /// A read-only view for as long as this one is borrowed.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// let mut view = tensor.view_mut()?;
+    /// view.as_slice_mut::<u8>()?[0] = 9;
+    /// assert_eq!(view.view().as_slice::<u8>()?, [9, 2]);
+    /// view.as_slice_mut::<u8>()?[1] = 8; // still writable afterwards
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn view(&self) -> TensorView<'_> {
         self.inner.reborrow()
     }
 
     /// Gives up writing: a read-only view for the whole lifetime.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// let data: &[u8] = {
+    ///     let mut view = tensor.view_mut()?;
+    ///     view.as_slice_mut::<u8>()?.fill(5);
+    ///     view.into_view().as_slice()? // outlives the block, unlike `view.view()`
+    /// };
+    /// assert_eq!(data, [5, 5]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_view(self) -> TensorView<'a> {
         self.inner
     }
 
     /// The extents, one per dimension.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[3, 2])?;
+    /// assert_eq!(tensor.view_mut()?.shape(), [3, 2]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn shape(&self) -> &[i64] {
         self.inner.shape()
     }
 
     /// The strides in elements, one per dimension.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[3, 2])?;
+    /// assert_eq!(tensor.view_mut()?.strides(), [2, 1]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn strides(&self) -> &[i64] {
         self.inner.strides()
     }
 
     /// The number of dimensions.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[1, 3, 2])?;
+    /// assert_eq!(tensor.view_mut()?.ndim(), 3);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn ndim(&self) -> usize {
         self.inner.ndim()
     }
 
     /// The number of elements.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[3, 2])?;
+    /// assert_eq!(tensor.view_mut()?.len(), 6);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.inner.len()
     }
 
     /// Whether the tensor has no elements.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut empty = ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 2])?;
+    /// let mut view = empty.view_mut()?;
+    /// assert!(view.is_empty());
+    /// assert_eq!(view.as_slice_mut::<u8>()?, [0; 0]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.inner.is_empty()
     }
 
     /// The data type of the elements.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, ManagedTensor};
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_i16; 2], &[2])?;
+    /// assert_eq!(tensor.view_mut()?.dtype(), DataType::I16);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn dtype(&self) -> DataType {
         self.inner.dtype()
     }
 
     /// The device the data lives on.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, ManagedTensor};
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8], &[1])?;
+    /// assert_eq!(tensor.view_mut()?.device(), Device::CPU);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn device(&self) -> Device {
         self.inner.device()
     }
 
     /// The producer's flags.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    /// let mut copy: ManagedTensor = from_dlpack(&vec![1_u8, 2])?;
+    /// assert_eq!(copy.view_mut()?.flags(), Flags::IS_COPIED); // a copy is ours to write
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn flags(&self) -> Flags {
         self.inner.flags()
     }
 
     /// The data pointer as the producer gave it.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let data = vec![1_u8, 2];
+    /// let address = data.as_ptr();
+    /// let mut tensor = ManagedTensor::from_vec(data, &[2])?;
+    /// assert_eq!(tensor.view_mut()?.data_ptr(), address.cast_mut().cast());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn data_ptr(&self) -> *mut c_void {
         self.inner.data_ptr().cast_mut()
     }
 
     /// The byte offset from the data pointer to the first element.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// assert_eq!(tensor.view_mut()?.byte_offset(), 0); // our exports point at the first element
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn byte_offset(&self) -> u64 {
         self.inner.byte_offset()
     }
 
     /// The bytes the elements occupy, as offsets from the data pointer.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_f32; 6], &[2, 3])?;
+    /// assert_eq!(tensor.view_mut()?.byte_range(), 0..24);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn byte_range(&self) -> Range<isize> {
         self.inner.byte_range()
     }
 
     /// Whether the strides are compact row-major.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?;
+    /// let mut view = tensor.view_mut()?;
+    /// assert!(view.is_contiguous());
+    /// view.as_slice_mut::<u8>()?.fill(1); // so a mutable slice works
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn is_contiguous(&self) -> bool {
         self.inner.is_contiguous()
     }
 
     /// The elements as a slice; see [`TensorView::as_slice`].
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// let view = tensor.view_mut()?;
+    /// assert_eq!(view.as_slice::<u8>()?, [1, 2]);
+    /// assert!(view.as_slice::<i8>().is_err()); // uint8 is not int8
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn as_slice<T: Element>(&self) -> Result<&[T], Error> {
         self.view().as_slice()
     }
 
     /// The elements by value; see [`TensorView::iter`].
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2, 3], &[3])?;
+    /// let view = tensor.view_mut()?;
+    /// assert_eq!(view.iter::<u8>()?.max(), Some(3));
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn iter<T: Element>(&self) -> Result<Iter<'_, T>, Error> {
         self.view().iter()
     }
 
     /// The elements copied into a `Vec` in row-major index order.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2, 3], &[3])?;
+    /// let copy = tensor.view_mut()?.to_vec::<u8>()?;
+    /// drop(tensor);
+    /// assert_eq!(copy, [1, 2, 3]); // outlives the tensor
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, Error> {
         self.view().to_vec()
     }
 
     /// The elements as a mutable slice, with the checks of [`TensorView::as_slice`].
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![3_u8, 1, 2], &[3])?;
+    /// tensor.view_mut()?.as_slice_mut::<u8>()?.sort();
+    /// assert_eq!(tensor.view()?.as_slice::<u8>()?, [1, 2, 3]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn as_slice_mut<T: Element>(&mut self) -> Result<&mut [T], Error> {
         let (first, len) = self.inner.slice_ptr::<T>()?;
         // SAFETY: `slice_ptr` checked the layout, type, alignment and bools; the memory is
@@ -182,6 +358,16 @@ impl<'a> TensorViewMut<'a> {
     }
 
     /// The elements as a mutable slice for the whole lifetime.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![0.0_f32; 3], &[3])?;
+    /// // The view is a temporary; the slice outlives it.
+    /// let slice: &mut [f32] = tensor.view_mut()?.into_slice_mut()?;
+    /// slice.fill(0.5);
+    /// assert_eq!(tensor.view()?.as_slice::<f32>()?, [0.5; 3]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn into_slice_mut<T: Element>(self) -> Result<&'a mut [T], Error> {
         let (first, len) = self.inner.slice_ptr::<T>()?;
         // SAFETY: as `as_slice_mut`, for 'a: `self` is consumed, so nothing else can reach it.
@@ -189,6 +375,15 @@ impl<'a> TensorViewMut<'a> {
     }
 
     /// The raw bytes of a compact tensor of any data type, to write.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u16; 2], &[2])?;
+    /// let bytes = [7_u16.to_ne_bytes(), 8_u16.to_ne_bytes()].concat();
+    /// tensor.view_mut()?.as_bytes_mut()?.copy_from_slice(&bytes);
+    /// assert_eq!(tensor.view()?.as_slice::<u16>()?, [7, 8]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn as_bytes_mut(&mut self) -> Result<&mut [u8], Error> {
         let (first, len) = self.inner.bytes_ptr()?;
         // SAFETY: the bytes `bytes_ptr` checked, exclusively ours for the borrow of `self`.
@@ -197,6 +392,16 @@ impl<'a> TensorViewMut<'a> {
 
     /// Mutable references to the elements in row-major index order, for any strides that
     /// reach each element once (negative ones included).
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// let mut tensor = ManagedTensor::from_vec(vec![1_i32, 2, 3, 4], &[2, 2])?;
+    /// for (i, x) in tensor.view_mut()?.iter_mut::<i32>()?.enumerate() {
+    ///     *x += i as i32 * 10;
+    /// }
+    /// assert_eq!(tensor.view()?.as_slice::<i32>()?, [1, 12, 23, 34]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn iter_mut<T: Element>(&mut self) -> Result<IterMut<'_, T>, Error> {
         let view = &self.inner;
         view.check_type::<T>()?;
