@@ -74,12 +74,24 @@ impl LegacyManagedTensor {
     /// the legacy struct cannot carry.
     ///
     /// ```
-    /// use std::sync::Arc;
-    /// use dlpack_core::{LegacyManagedTensor, ManagedTensor};
+    /// use dlpack_core::LegacyManagedTensor;
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
     ///
-    /// // A shared slice is exported READ_ONLY, which only a versioned tensor can say.
-    /// let shared = ManagedTensor::from_arc(Arc::from(vec![1_u8]), &[1])?;
-    /// let err = shared.into_legacy().unwrap_err();
+    /// /// A vector exported as a column, optionally read-only.
+    /// struct Column { data: Vec<i32>, shape: [usize; 1], read_only: bool }
+    /// // SAFETY: the vector holds `shape[0]` elements, owned by `Column` alone.
+    /// unsafe impl TensorOwner for Column {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         let parts = TensorParts::host(self.data.as_mut_ptr(), &self.shape[..]);
+    ///         if self.read_only { parts.read_only() } else { parts }
+    ///     }
+    /// }
+    /// let column = |data: Vec<i32>, read_only| Column { shape: [data.len()], data, read_only };
+    ///
+    /// let tensor = LegacyManagedTensor::from_owner(column(vec![1, 2, 3], false))?;
+    /// assert_eq!(tensor.view()?.as_slice::<i32>()?, [1, 2, 3]);
+    /// // READ_ONLY is a flag only the versioned struct can say: refused, the owner dropped.
+    /// let err = LegacyManagedTensor::from_owner(column(vec![1], true)).unwrap_err();
     /// assert!(err.to_string().starts_with("a legacy DLManagedTensor cannot carry the flags READ_ONLY"));
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
