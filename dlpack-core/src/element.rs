@@ -20,6 +20,11 @@ use crate::data_type::DataType;
 /// assert_eq!(f32::DATA_TYPE, DataType::F32);
 /// assert_eq!(<bool as Element>::DATA_TYPE, DataType::BOOL);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a DLPack element type",
+    label = "`{Self}` does not implement `Element`",
+    note = "`Element` is implemented for the primitive integers and floats, `bool`, `half::f16`/`half::bf16` (feature `half`) and `num_complex::Complex<f32 | f64>` (feature `num-complex`)"
+)]
 pub unsafe trait Element: Copy + Send + Sync + 'static {
     /// The DLPack data type of one value.
     const DATA_TYPE: DataType;

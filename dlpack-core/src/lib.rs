@@ -54,3 +54,9 @@ pub use error::Error;
 pub mod reason {
     pub use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, InvalidDevice};
 }
+
+#[doc(hidden)]
+pub mod __private;
+
+#[cfg(feature = "derive")]
+pub use dlpack_derive::{DlpackDataType, DlpackDevice};

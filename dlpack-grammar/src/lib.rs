@@ -405,26 +405,57 @@ pub const fn check_data_type(
     Ok(info)
 }
 
+/// The parts of a data type's canonical name: the stem, the bit width when the name carries
+/// it, and the lane count when it is not 1 (`float32x4` is `float`, `Some(32)`, `Some(4)`).
+/// A `const fn`, so that compile-time messages (`assert_convertible!`) spell names exactly as
+/// [`write_data_type`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataTypeName {
+    /// The code's name stem.
+    pub stem: &'static str,
+    /// The width, when the name shows it.
+    pub bits: Option<u8>,
+    /// The lanes, when more than one.
+    pub lanes: Option<u16>,
+}
+
+/// The parts of the canonical name of a (code, bits, lanes) triple, or `None` for a triple
+/// that [`check_data_type`] refuses.
+pub const fn data_type_name(code: u8, bits: u8, lanes: u16) -> Option<DataTypeName> {
+    let Ok(info) = check_data_type(code, bits, lanes) else {
+        return None;
+    };
+    let bits = match info.bits {
+        Bits::Fixed(_) => None,
+        Bits::AnyOrBare(default) if default == bits => None,
+        _ => Some(bits),
+    };
+    let lanes = if lanes == 1 { None } else { Some(lanes) };
+    Some(DataTypeName {
+        stem: info.name,
+        bits,
+        lanes,
+    })
+}
+
 /// Writes the canonical name of a data type. A triple that [`check_data_type`] refuses is
 /// written as `unknown(code=…, bits=…, lanes=…)` or `invalid(…)`, which no parser accepts.
 pub fn write_data_type(f: &mut dyn fmt::Write, code: u8, bits: u8, lanes: u16) -> fmt::Result {
-    match check_data_type(code, bits, lanes) {
-        Ok(info) => {
-            f.write_str(info.name)?;
-            match info.bits {
-                Bits::Fixed(_) => {}
-                Bits::AnyOrBare(default) if default == bits => {}
-                _ => write!(f, "{bits}")?,
+    match data_type_name(code, bits, lanes) {
+        Some(name) => {
+            f.write_str(name.stem)?;
+            if let Some(bits) = name.bits {
+                write!(f, "{bits}")?;
             }
-            if lanes != 1 {
+            if let Some(lanes) = name.lanes {
                 write!(f, "x{lanes}")?;
             }
             Ok(())
         }
-        Err(InvalidDataType::UnknownCode(_)) => {
+        None if code_info(code).is_none() => {
             write!(f, "unknown(code={code}, bits={bits}, lanes={lanes})")
         }
-        Err(_) => write!(f, "invalid(code={code}, bits={bits}, lanes={lanes})"),
+        None => write!(f, "invalid(code={code}, bits={bits}, lanes={lanes})"),
     }
 }
 
@@ -733,19 +764,30 @@ pub const fn check_device(
     Ok(info)
 }
 
+/// The canonical name of a device and the id it shows (`cuda:0` is `("cuda", Some(0))`, `cpu`
+/// is `("cpu", None)`), or `None` for a pair that [`check_device`] refuses. A `const fn` for
+/// compile-time messages; [`write_device`] is built on it.
+pub const fn device_name(device_type: i32, device_id: i32) -> Option<(&'static str, Option<i32>)> {
+    match check_device(device_type, device_id) {
+        Ok(info) if info.indexed || device_id != 0 => Some((info.name, Some(device_id))),
+        Ok(info) => Some((info.name, None)),
+        Err(_) => None,
+    }
+}
+
 /// Writes the canonical name of a device. A pair that [`check_device`] refuses is written as
 /// `unknown(device_type=…, device_id=…)` or `invalid(…)`, which no parser accepts.
 pub fn write_device(f: &mut dyn fmt::Write, device_type: i32, device_id: i32) -> fmt::Result {
-    match check_device(device_type, device_id) {
-        Ok(info) if info.indexed || device_id != 0 => write!(f, "{}:{device_id}", info.name),
-        Ok(info) => f.write_str(info.name),
-        Err(InvalidDevice::UnknownType(_)) => {
+    match device_name(device_type, device_id) {
+        Some((name, Some(id))) => write!(f, "{name}:{id}"),
+        Some((name, None)) => f.write_str(name),
+        None if device_info(device_type).is_none() => {
             write!(
                 f,
                 "unknown(device_type={device_type}, device_id={device_id})"
             )
         }
-        Err(InvalidDevice::NegativeId(_)) => {
+        None => {
             write!(
                 f,
                 "invalid(device_type={device_type}, device_id={device_id})"
@@ -816,6 +858,12 @@ pub fn suggest_data_type(s: &str) -> Option<&'static str> {
 /// The device name closest to `s`, if one is within a small edit distance.
 pub fn suggest_device(s: &str) -> Option<&'static str> {
     closest(s, DEVICES.iter().map(|info| info.name))
+}
+
+/// The candidate closest to `s`, if one is within a small edit distance: the rule behind
+/// [`suggest_data_type`] and [`suggest_device`], for other word lists (a derive's option names).
+pub fn suggest(s: &str, candidates: &[&'static str]) -> Option<&'static str> {
+    closest(s, candidates.iter().copied())
 }
 
 fn closest(s: &str, candidates: impl Iterator<Item = &'static str>) -> Option<&'static str> {

@@ -1,1 +1,12 @@
-//! Integration tests live in `tests/tests/`; the trybuild cases in `tests/ui/`.
+//! The dtype and device types of real Rust tensor frameworks, declared as those frameworks
+//! declare them and annotated with the derives, for the integration tests in `tests/`.
+//!
+//! Each module names the source it follows. Handles that need a GPU (candle's `CudaDevice`,
+//! `MetalDevice`) are stand-ins with the same shape: opaque, exposing only an ordinal.
+//! `ALL` lists every value the tests iterate over; `EXPORT_ONLY` the ones that export a data
+//! type or device that imports as another value.
+
+pub mod burn;
+pub mod candle;
+pub mod dfdx;
+pub mod tch;

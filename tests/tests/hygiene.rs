@@ -1,0 +1,137 @@
+//! The generated code is hygienic and lint-clean in the user's crate: it names only absolute
+//! paths (so it compiles without the prelude), and neither rustc's warnings nor clippy's
+//! `all` and `pedantic` groups fire on it. `cargo clippy --all-targets -- -D warnings` checks
+//! the clippy half; the `deny` below makes any warning a build error.
+#![no_implicit_prelude]
+#![deny(warnings, clippy::all, clippy::pedantic)]
+
+use ::dlpack_core::{DataType, Device, DlpackDataType, DlpackDevice};
+
+// User items named like what generated code might use unqualified.
+#[allow(dead_code)]
+struct Result;
+#[allow(dead_code)]
+struct Option;
+#[allow(dead_code)]
+struct Ok;
+#[allow(dead_code)]
+enum Error {}
+#[allow(dead_code)]
+trait Default {}
+
+/// A public enum: the generated `const fn`s are public and documented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, DlpackDataType)]
+pub enum DType {
+    /// f32.
+    #[dlpack("float32")]
+    F32,
+    /// bf16 by parts.
+    #[dlpack(code = bfloat, bits = 16)]
+    BF16,
+    /// u8 through `Element`.
+    #[dlpack(element = u8)]
+    U8,
+    /// Exports as f32.
+    #[dlpack("float32", export_only)]
+    Flex32,
+    /// No equivalent.
+    #[dlpack(skip)]
+    QInt8,
+    /// Delegates.
+    Other(#[dlpack(delegate)] DataType),
+    /// Deprecated.
+    #[deprecated]
+    #[dlpack("float64")]
+    Old,
+}
+
+/// A private enum with unused variants.
+#[derive(DlpackDevice)]
+#[allow(dead_code)]
+enum Place {
+    #[dlpack(cpu)]
+    Cpu,
+    #[dlpack(cuda)]
+    Cuda(usize),
+    #[dlpack(rocm)]
+    Rocm {
+        #[dlpack(id)]
+        ordinal: u32,
+        name: ::std::string::String,
+    },
+    #[dlpack(cuda, id_with = ordinal)]
+    Handle(Context),
+    Dispatch(#[dlpack(delegate)] Device),
+    #[dlpack(skip)]
+    Remote,
+}
+
+#[allow(dead_code)]
+struct Context(usize);
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn ordinal(context: &Context) -> usize {
+    context.0
+}
+
+/// A struct device.
+#[derive(DlpackDevice)]
+#[dlpack(cuda)]
+pub struct CudaDevice {
+    /// The ordinal.
+    #[dlpack(id)]
+    pub index: u16,
+}
+
+/// A raw data type.
+#[derive(DlpackDataType)]
+pub struct Raw {
+    /// Code.
+    #[dlpack(code)]
+    pub code: u8,
+    /// Bits.
+    #[dlpack(bits)]
+    pub bits: u8,
+    /// Lanes.
+    #[dlpack(lanes)]
+    pub lanes: u16,
+}
+
+/// A generic newtype.
+#[derive(DlpackDataType)]
+pub struct Wrapper<T>(pub T);
+
+#[test]
+fn generated_code_works_without_the_prelude() {
+    ::std::assert_eq!(
+        DType::F32.dlpack_data_type(),
+        ::core::result::Result::Ok(DataType::F32)
+    );
+    ::std::assert_eq!(
+        DType::from_dlpack_data_type(DataType::I64),
+        ::core::result::Result::Ok(DType::Other(DataType::I64))
+    );
+    ::std::assert_eq!(
+        DType::unit_from_dlpack_data_type(DataType::U8),
+        ::core::option::Option::Some(DType::U8)
+    );
+    ::std::assert!(Place::Cuda(2).dlpack_device().is_ok());
+    ::std::assert!(Place::from_dlpack_device(Device::rocm(1)).is_ok());
+    ::std::assert_eq!(
+        <Device as ::core::convert::From<CudaDevice>>::from(CudaDevice { index: 3 }),
+        Device::cuda(3)
+    );
+    ::std::assert_eq!(
+        Wrapper(DType::BF16).dlpack_data_type(),
+        ::core::result::Result::Ok(DataType::BF16)
+    );
+    let raw = Raw {
+        code: 2,
+        bits: 16,
+        lanes: 1,
+    };
+    ::std::assert_eq!(
+        <DataType as ::core::convert::From<Raw>>::from(raw),
+        DataType::F16
+    );
+}
