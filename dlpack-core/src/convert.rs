@@ -4,6 +4,7 @@ use crate::data_type::DataType;
 use crate::device::Device;
 use crate::error::Error;
 use crate::set::{DataTypeSet, DeviceSet};
+use crate::tensor::{FromDlpackTensor, ToDlpackTensor};
 
 /// A type that describes element types and converts to and from DLPack's `DLDataType`: what the
 /// RFC's `__dlpack_data_type__()` returns.
@@ -113,6 +114,10 @@ pub mod kind {
     /// Through `__dlpack_device__`: [`DlpackDevice`](crate::DlpackDevice) on both sides.
     #[derive(Debug)]
     pub enum DeviceKind {}
+    /// Through `__dlpack__`: a [`ToDlpackTensor`](crate::tensor::ToDlpackTensor) source and a
+    /// [`FromDlpackTensor`](crate::tensor::FromDlpackTensor) target.
+    #[derive(Debug)]
+    pub enum TensorKind {}
 }
 
 /// A conversion [`from_dlpack`] can make from `Src`. Implemented for every pair of data types
@@ -120,7 +125,7 @@ pub mod kind {
 #[diagnostic::on_unimplemented(
     message = "`from_dlpack` cannot make a `{Self}` from a `{Src}`",
     label = "`{Src}` is not the same kind of DLPack value as `{Self}`",
-    note = "`from_dlpack` converts a data type into a data type (`DlpackDataType`), a device into a device (`DlpackDevice`), and a tensor into a tensor; it never crosses kinds",
+    note = "`from_dlpack` converts a data type into a data type (`DlpackDataType`), a device into a device (`DlpackDevice`), and a tensor into a tensor (`ToDlpackTensor` into `FromDlpackTensor`); it never crosses kinds",
     note = "to get the data type or device of a tensor, read `view.dtype()` or `view.device()` first"
 )]
 pub trait FromDlpack<Src: ?Sized, K>: Sized {
@@ -142,16 +147,37 @@ impl<T: DlpackDevice, S: DlpackDevice> FromDlpack<S, kind::DeviceKind> for T {
     }
 }
 
+impl<T: FromDlpackTensor, S: ToDlpackTensor + ?Sized> FromDlpack<S, kind::TensorKind> for T {
+    #[inline]
+    fn from_dlpack(src: &S) -> Result<Self, Error> {
+        T::from_dlpack_tensor(src.to_dlpack_tensor()?)
+    }
+}
+
 /// The RFC's `from_dlpack`, resolved at compile time: a data type from any data type, a device
 /// from any device, a tensor from any tensor. Asking for a data type from a device is a compile
 /// error.
 ///
+/// The source is taken by reference, so a tensor source either shares its data (`Arc<[T]>`,
+/// `ArcArray`: the tensor is `READ_ONLY`) or is copied (`Vec<T>`, slices, `Array`, another
+/// `ManagedTensor`: the tensor is flagged `IS_COPIED`); see
+/// [`ToDlpackTensor`](crate::tensor::ToDlpackTensor). To hand over owned data without a copy,
+/// use [`ManagedTensor::from_vec`](crate::ManagedTensor::from_vec) and friends.
+///
 /// ```
-/// use dlpack_core::{DataType, Device, from_dlpack};
+/// use dlpack_core::{DataType, Device, ManagedTensor, from_dlpack};
 ///
 /// let dt: DataType = from_dlpack(&DataType::F16)?;
 /// let dev: Device = from_dlpack(&Device::cuda(0))?;
 /// assert_eq!((dt, dev), (DataType::F16, Device::cuda(0)));
+///
+/// let tensor: ManagedTensor = from_dlpack(&vec![1.0_f32, 2.0])?;
+/// let view = tensor.view()?;
+/// // A dtype or device is read off a view, then converted like any other.
+/// let dt: DataType = from_dlpack(&view.dtype())?;
+/// assert_eq!(dt, DataType::F32);
+/// let back: Vec<f32> = from_dlpack(&tensor)?;
+/// assert_eq!(back, [1.0, 2.0]);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 ///

@@ -7,6 +7,7 @@ use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, Invali
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::set::DeviceRange;
+use crate::tensor::TensorError;
 
 /// Everything that can go wrong in this crate. Each variant carries the offending value, and
 /// each message names it and says what was expected.
@@ -95,6 +96,8 @@ pub enum Error {
     },
     /// A message from user code (a hand-written trait implementation, an `id_with` function).
     Message(Box<str>),
+    /// A tensor was refused on import or export: the reason names the field and the value.
+    Tensor(TensorError),
 }
 
 impl Error {
@@ -174,6 +177,7 @@ impl fmt::Display for Error {
                 "device id {id} is out of range for {type_name}: expected {min} to {max}"
             ),
             Self::Message(message) => f.write_str(message),
+            Self::Tensor(err) => fmt::Display::fmt(err, f),
         }
     }
 }

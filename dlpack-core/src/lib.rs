@@ -26,12 +26,16 @@
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
+//! - [`tensor`]: tensor exchange: [`ManagedTensor`] and [`LegacyManagedTensor`] (owned, the
+//!   deleter runs exactly once), validated [`TensorView`]s, zero-copy export, and the ownership
+//!   rules.
 //!
 //! # Features
 //!
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
 //! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
+//! - `ndarray`: `ndarray` views of imported tensors and zero-copy export of `ndarray` arrays.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
@@ -41,6 +45,7 @@ mod element;
 mod error;
 pub mod ffi;
 pub mod set;
+pub mod tensor;
 
 pub use convert::{
     DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
@@ -49,6 +54,7 @@ pub use data_type::DataType;
 pub use device::Device;
 pub use element::Element;
 pub use error::Error;
+pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 
 /// The grammar's reasons, carried by [`Error`]'s parse and validation variants.
 pub mod reason {

@@ -1,0 +1,374 @@
+//! [`TensorError`]: why a tensor was refused, naming the field and the value.
+
+use core::fmt;
+
+use dlpack_grammar::InvalidDataType;
+
+use super::MAX_NDIM;
+use super::flags::Flags;
+use crate::data_type::DataType;
+use crate::device::Device;
+use crate::error::Error;
+use crate::ffi::DLPackVersion;
+
+/// Why a tensor was refused on import or export. Carried by [`Error::Tensor`]; each message names
+/// the field and the value and says what was expected.
+///
+/// ```
+/// use dlpack_core::tensor::TensorError;
+///
+/// let err = TensorError::NegativeDim { axis: 2, value: -4 };
+/// assert_eq!(err.to_string(), "shape[2] is -4; dimensions must be non-negative");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TensorError {
+    /// `from_raw` was given a null pointer.
+    NullPointer,
+    /// The producer's DLPack major version is not 1. The deleter has been called.
+    UnsupportedVersion {
+        /// The version the producer wrote.
+        version: DLPackVersion,
+    },
+    /// `ndim` is negative or above [`MAX_NDIM`].
+    Ndim {
+        /// The value.
+        ndim: i64,
+    },
+    /// `shape` is null although `ndim` is above 0.
+    NullShape {
+        /// The tensor's `ndim`.
+        ndim: i32,
+    },
+    /// `strides` is null although `ndim` is above 0 and the producer declares DLPack 1.2 or
+    /// later, which requires them.
+    NullStrides {
+        /// The tensor's `ndim`.
+        ndim: i32,
+        /// The version the producer declared.
+        version: DLPackVersion,
+    },
+    /// `shape` or `strides` points to an address that is not aligned for `int64_t`.
+    MisalignedMetadata {
+        /// `"shape"` or `"strides"`.
+        field: &'static str,
+        /// The address.
+        address: usize,
+    },
+    /// A dimension is negative.
+    NegativeDim {
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i64,
+    },
+    /// A dimension or stride given to an export does not fit in an `int64_t`.
+    DimOutOfRange {
+        /// `"shape"` or `"strides"`.
+        field: &'static str,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i128,
+    },
+    /// The product of the non-zero dimensions exceeds `isize::MAX`.
+    TooManyElements {
+        /// The shape.
+        shape: Box<[i64]>,
+    },
+    /// The bytes the elements reach, from the lowest to the highest, exceed `isize::MAX`.
+    ExtentOverflow {
+        /// The shape.
+        shape: Box<[i64]>,
+        /// The strides, in elements.
+        strides: Box<[i64]>,
+        /// The data type.
+        dtype: DataType,
+    },
+    /// `byte_offset` plus the extent of the elements exceeds `isize::MAX`.
+    ByteOffsetOverflow {
+        /// The value.
+        byte_offset: u64,
+    },
+    /// The data pointer plus the offsets the elements reach leaves the address space.
+    AddressOverflow {
+        /// The data pointer's address.
+        address: usize,
+        /// The tensor's `byte_offset`.
+        byte_offset: u64,
+    },
+    /// `dtype` is not a data type DLPack allows (an unknown code, 0 bits, …).
+    DataType {
+        /// The value.
+        dtype: DataType,
+        /// Why not.
+        reason: InvalidDataType,
+    },
+    /// A packed sub-byte tensor (`float4_e2m1fn`, `int4` without `IS_SUBBYTE_TYPE_PADDED`) with
+    /// strides other than compact row-major: its elements share bytes, so no other layout is
+    /// addressable.
+    PackedStrides {
+        /// The data type.
+        dtype: DataType,
+        /// The axis.
+        axis: usize,
+        /// The stride given.
+        stride: i64,
+        /// The compact stride.
+        expected: i64,
+    },
+    /// A mutable view of a tensor flagged `READ_ONLY`.
+    ReadOnly,
+    /// Typed host access to data the CPU cannot read (`Device::CPU.can_access(device)` is false).
+    NotHostAccessible {
+        /// Where the data lives.
+        device: Device,
+    },
+    /// `data` is null although the tensor has elements.
+    NullData {
+        /// How many elements.
+        elements: usize,
+    },
+    /// `data + byte_offset` is not aligned for the element type asked for.
+    Misaligned {
+        /// The address of the first element.
+        address: usize,
+        /// The alignment the type needs.
+        align: usize,
+        /// The type asked for.
+        type_name: &'static str,
+    },
+    /// Typed access with a Rust type whose data type is not the tensor's.
+    DataTypeMismatch {
+        /// The tensor's data type.
+        dtype: DataType,
+        /// The type asked for.
+        type_name: &'static str,
+        /// Its data type.
+        requested: DataType,
+    },
+    /// Slice access to a tensor that is not compact row-major.
+    NotContiguous {
+        /// The shape.
+        shape: Box<[i64]>,
+        /// The strides.
+        strides: Box<[i64]>,
+    },
+    /// A mutable strided view whose strides reach some element from two indices.
+    Overlapping {
+        /// The shape.
+        shape: Box<[i64]>,
+        /// The strides.
+        strides: Box<[i64]>,
+    },
+    /// A byte of a `bool` tensor is neither 0 nor 1.
+    InvalidBool {
+        /// The element, in row-major order.
+        index: usize,
+        /// The byte.
+        byte: u8,
+    },
+    /// An export's shape does not hold as many elements as its data has.
+    ShapeMismatch {
+        /// The shape.
+        shape: Box<[usize]>,
+        /// The number of elements of the data.
+        len: usize,
+    },
+    /// An export's strides do not have one entry per dimension.
+    StridesLength {
+        /// The number of dimensions.
+        ndim: usize,
+        /// The number of strides.
+        strides: usize,
+    },
+    /// An export as a legacy `DLManagedTensor`, which has no `flags` field, of a tensor that
+    /// needs one (`READ_ONLY`, or a padded sub-byte type).
+    LegacyFlags {
+        /// The flags that cannot be carried.
+        flags: Flags,
+    },
+    /// A copy needs more memory than could be allocated.
+    AllocationFailed {
+        /// The bytes asked for (saturated at `usize::MAX`).
+        bytes: usize,
+    },
+    /// A [`TensorOwner`](super::TensorOwner) described a different rank after it was moved to
+    /// its final place than before.
+    OwnerChanged {
+        /// The rank described first.
+        before: usize,
+        /// The rank described after the move.
+        after: usize,
+    },
+}
+
+/// `[1, 2, 3]`.
+struct Dims<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Dims<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl fmt::Display for TensorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NullPointer => f.write_str("the managed tensor pointer is null"),
+            Self::UnsupportedVersion { version } => write!(
+                f,
+                "the producer's DLPack major version is {} (version {}.{}); this crate reads major version 1 (the tensor was released)",
+                version.major, version.major, version.minor
+            ),
+            Self::Ndim { ndim } => write!(f, "ndim is {ndim}; expected 0 to {MAX_NDIM}"),
+            Self::NullShape { ndim } => write!(
+                f,
+                "shape is null with ndim {ndim}; a tensor of rank above 0 needs a shape array"
+            ),
+            Self::NullStrides { ndim, version } => write!(
+                f,
+                "strides is null with ndim {ndim}; DLPack 1.2 and later require strides, and the producer declares {}.{}",
+                version.major, version.minor
+            ),
+            Self::MisalignedMetadata { field, address } => write!(
+                f,
+                "{field} is {address:#x}, which is not aligned to 8 bytes for int64_t"
+            ),
+            Self::NegativeDim { axis, value } => write!(
+                f,
+                "shape[{axis}] is {value}; dimensions must be non-negative"
+            ),
+            Self::DimOutOfRange { field, axis, value } => write!(
+                f,
+                "{field}[{axis}] is {value}; expected {} to {}",
+                if *field == "shape" { 0 } else { i64::MIN },
+                i64::MAX
+            ),
+            Self::TooManyElements { shape } => write!(
+                f,
+                "shape {} has more than {} elements",
+                Dims(shape),
+                isize::MAX
+            ),
+            Self::ExtentOverflow {
+                shape,
+                strides,
+                dtype,
+            } => write!(
+                f,
+                "shape {} with strides {} of {dtype} spans more than {} bytes",
+                Dims(shape),
+                Dims(strides),
+                isize::MAX
+            ),
+            Self::ByteOffsetOverflow { byte_offset } => write!(
+                f,
+                "byte_offset is {byte_offset}; with the extent of the elements it must stay within {} bytes",
+                isize::MAX
+            ),
+            Self::AddressOverflow {
+                address,
+                byte_offset,
+            } => write!(
+                f,
+                "data {address:#x} with byte_offset {byte_offset} reaches outside the address space"
+            ),
+            Self::DataType { dtype, reason } => write!(f, "dtype is {dtype}: {reason}"),
+            Self::PackedStrides {
+                dtype,
+                axis,
+                stride,
+                expected,
+            } => write!(
+                f,
+                "strides[{axis}] is {stride} for packed {dtype}; packed sub-byte elements must be compact row-major (expected {expected})"
+            ),
+            Self::ReadOnly => {
+                f.write_str("the tensor is flagged READ_ONLY; a mutable view of it was asked for")
+            }
+            Self::NotHostAccessible { device } => write!(
+                f,
+                "the data lives on {device}, which the CPU cannot read; copy it to the host first"
+            ),
+            Self::NullData { elements } => {
+                write!(f, "data is null for a tensor of {elements} elements")
+            }
+            Self::Misaligned {
+                address,
+                align,
+                type_name,
+            } => write!(
+                f,
+                "data + byte_offset is {address:#x}, which is not aligned to {align} bytes as {type_name} needs"
+            ),
+            Self::DataTypeMismatch {
+                dtype,
+                type_name,
+                requested,
+            } => write!(f, "dtype is {dtype}; {type_name} reads {requested}"),
+            Self::NotContiguous { shape, strides } => write!(
+                f,
+                "strides {} are not compact row-major for shape {}; iterate the elements or use an ndarray view",
+                Dims(strides),
+                Dims(shape)
+            ),
+            Self::Overlapping { shape, strides } => write!(
+                f,
+                "strides {} for shape {} reach some elements from two indices; a mutable view needs each element once",
+                Dims(strides),
+                Dims(shape)
+            ),
+            Self::InvalidBool { index, byte } => write!(
+                f,
+                "element {index} of a bool tensor is the byte {byte}; expected 0 or 1"
+            ),
+            Self::ShapeMismatch { shape, len } => {
+                let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+                match count {
+                    Some(count) => write!(
+                        f,
+                        "shape {} holds {count} elements; the data has {len}",
+                        Dims(shape)
+                    ),
+                    None => write!(
+                        f,
+                        "shape {} holds more than usize::MAX elements; the data has {len}",
+                        Dims(shape)
+                    ),
+                }
+            }
+            Self::StridesLength { ndim, strides } => write!(
+                f,
+                "strides has {strides} entries; expected one per dimension ({ndim})"
+            ),
+            Self::LegacyFlags { flags } => write!(
+                f,
+                "a legacy DLManagedTensor cannot carry the flags {flags}; export a versioned tensor (DLPack 1.0 or later)"
+            ),
+            Self::AllocationFailed { bytes } => {
+                write!(f, "cannot allocate {bytes} bytes for a copy of the tensor")
+            }
+            Self::OwnerChanged { before, after } => write!(
+                f,
+                "the owner described {before} dimensions before it was moved and {after} after; TensorOwner::describe must give the same answer each time"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TensorError {}
+
+impl From<TensorError> for Error {
+    #[inline]
+    fn from(err: TensorError) -> Self {
+        Error::Tensor(err)
+    }
+}

@@ -1,0 +1,234 @@
+//! The tensor side of [`from_dlpack`](crate::from_dlpack): [`ToDlpackTensor`] (a source, by
+//! reference) and [`FromDlpackTensor`] (a target), and host copies.
+
+use std::sync::Arc;
+
+use super::error::TensorError;
+use super::export::{self, Describe, Shaped};
+use super::flags::Flags;
+use super::legacy::LegacyManagedTensor;
+use super::owned::ManagedTensor;
+use super::owner::TensorParts;
+use super::view::TensorView;
+use super::view_mut::TensorViewMut;
+use crate::data_type::DataType;
+use crate::device::Device;
+use crate::element::Element;
+use crate::error::Error;
+
+/// A tensor source for [`from_dlpack`](crate::from_dlpack): anything that can produce a
+/// [`ManagedTensor`] from a shared reference.
+///
+/// A shared reference cannot give away what it does not own, so each source does what keeps
+/// the source intact:
+///
+/// | source                                   | the tensor                                     |
+/// |------------------------------------------|------------------------------------------------|
+/// | `Arc<[T]>`, `ndarray::ArcArray`          | shares the data (a clone of the `Arc`), `READ_ONLY` |
+/// | `[T]`, `Vec<T>`, `Box<[T]>`, `ndarray::Array`, `ArrayView` | a copy, flagged `IS_COPIED` (writable, owned alone) |
+/// | `ManagedTensor`, `LegacyManagedTensor`, views | a compact host copy, flagged `IS_COPIED`; an error for data the CPU cannot read |
+///
+/// To move an owned value without a copy, use [`ManagedTensor::from_vec`] and friends.
+///
+/// ```
+/// use std::sync::Arc;
+/// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+///
+/// let copied: ManagedTensor = from_dlpack(&vec![1_u16, 2, 3])?;
+/// assert_eq!(copied.flags(), Flags::IS_COPIED);
+/// let shared: ManagedTensor = from_dlpack(&Arc::<[u16]>::from(vec![1, 2, 3]))?;
+/// assert_eq!(shared.flags(), Flags::READ_ONLY);
+/// let back: Vec<u16> = from_dlpack(&shared)?;
+/// assert_eq!(back, [1, 2, 3]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+pub trait ToDlpackTensor {
+    /// A tensor holding this value's elements; see the trait docs for shared versus copied.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error>;
+}
+
+/// A tensor target for [`from_dlpack`](crate::from_dlpack): a type that can be built from an
+/// imported [`ManagedTensor`], consuming it.
+///
+/// Implemented for `ManagedTensor` (itself), `LegacyManagedTensor` (see
+/// [`ManagedTensor::into_legacy`]), `Vec<T>` (a row-major copy of host-readable data) and,
+/// with feature `ndarray`, `ArrayD<T>`.
+pub trait FromDlpackTensor: Sized {
+    /// Builds the value from `tensor`.
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error>;
+}
+
+/// Bytes with the alignment every element type needs (and SIMD code likes).
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+pub(crate) struct Block([u8; 64]);
+
+/// A fresh compact copy in a `Vec<Block>`, whose shape the source view holds.
+struct Copied<'s> {
+    shape: &'s [i64],
+    dtype: DataType,
+    flags: Flags,
+}
+
+// SAFETY: the buffer was sized for the compact layout of `shape` and `dtype` and filled; it is
+// owned by the export alone, does not move with the Vec, and `as_mut_ptr` makes no reference.
+unsafe impl Describe<Vec<Block>> for Copied<'_> {
+    fn describe<'a>(&'a self, owner: &'a mut Vec<Block>) -> TensorParts<'a> {
+        TensorParts::new(
+            owner.as_mut_ptr().cast(),
+            Device::CPU,
+            self.dtype,
+            self.shape,
+        )
+        .with_flags(self.flags)
+    }
+}
+
+impl TensorView<'_> {
+    /// A compact row-major copy in fresh host memory, flagged `IS_COPIED`: the one conversion
+    /// that works for any data type, sub-byte ones included (which stay packed or padded as
+    /// they were). Refuses data the CPU cannot read.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, tensor::Flags};
+    ///
+    /// let original = ManagedTensor::from_vec(vec![1_i8, 2, 3], &[3])?;
+    /// let copy = original.view()?.to_managed_tensor()?;
+    /// drop(original);
+    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
+    /// assert_eq!(copy.view()?.as_slice::<i8>()?, [1, 2, 3]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn to_managed_tensor(&self) -> Result<ManagedTensor, Error> {
+        let layout = self.layout();
+        let first = self.host_first()?;
+        let itemsize = self.dtype().itemsize();
+        let bytes = if layout.packed {
+            self.byte_len()
+        } else {
+            layout.count.saturating_mul(itemsize)
+        };
+        let mut buf: Vec<Block> = Vec::new();
+        let blocks = bytes.div_ceil(size_of::<Block>());
+        if bytes > isize::MAX as usize || buf.try_reserve_exact(blocks).is_err() {
+            return Err(TensorError::AllocationFailed { bytes }.into());
+        }
+        buf.resize(blocks, Block([0; 64]));
+        if let Some(first) = first {
+            let dst = buf.as_mut_ptr().cast::<u8>();
+            if layout.contiguous {
+                // SAFETY: compact: `bytes` readable bytes from `first` (validated extent,
+                // constructor's contract); `dst` has room for them; the two do not overlap.
+                unsafe { core::ptr::copy_nonoverlapping(first, dst, bytes) };
+            } else {
+                for (i, offset) in self.offsets().enumerate() {
+                    // SAFETY: each element's `itemsize` bytes lie in the validated extent;
+                    // element `i` of the copy lies in `dst`'s `count * itemsize` bytes.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(
+                            first.wrapping_offset(offset),
+                            dst.add(i * itemsize),
+                            itemsize,
+                        );
+                    }
+                }
+            }
+        }
+        let mut flags = Flags::IS_COPIED;
+        if self.dtype().is_sub_byte() {
+            flags |= self.flags() & Flags::IS_SUBBYTE_TYPE_PADDED;
+        }
+        let how = Copied {
+            shape: self.shape(),
+            dtype: self.dtype(),
+            flags,
+        };
+        Ok(ManagedTensor::from_owned(export::export(buf, &how)?))
+    }
+}
+
+/// A one-dimensional copy of `data`, flagged `IS_COPIED`.
+fn copy_slice<T: Element>(data: &[T]) -> Result<ManagedTensor, Error> {
+    let shape = [data.len()];
+    let how = Shaped::new(&shape, data.len())?.with_flags(Flags::IS_COPIED);
+    Ok(ManagedTensor::from_owned(export::export(
+        data.to_vec(),
+        &how,
+    )?))
+}
+
+impl<T: Element> ToDlpackTensor for [T] {
+    /// A one-dimensional copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        copy_slice(self)
+    }
+}
+
+impl<T: Element> ToDlpackTensor for Vec<T> {
+    /// A one-dimensional copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        copy_slice(self)
+    }
+}
+
+impl<T: Element> ToDlpackTensor for Box<[T]> {
+    /// A one-dimensional copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        copy_slice(self)
+    }
+}
+
+impl<T: Element> ToDlpackTensor for Arc<[T]> {
+    /// A one-dimensional tensor sharing the data, flagged `READ_ONLY`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        ManagedTensor::from_arc(Arc::clone(self), &[self.len()])
+    }
+}
+
+impl ToDlpackTensor for ManagedTensor {
+    /// A compact host copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        self.view()?.to_managed_tensor()
+    }
+}
+
+impl ToDlpackTensor for LegacyManagedTensor {
+    /// A compact host copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        self.view()?.to_managed_tensor()
+    }
+}
+
+impl ToDlpackTensor for TensorView<'_> {
+    /// A compact host copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        self.to_managed_tensor()
+    }
+}
+
+impl ToDlpackTensor for TensorViewMut<'_> {
+    /// A compact host copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        self.view().to_managed_tensor()
+    }
+}
+
+impl FromDlpackTensor for ManagedTensor {
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+        Ok(tensor)
+    }
+}
+
+impl FromDlpackTensor for LegacyManagedTensor {
+    /// Wraps the tensor without copying; see [`ManagedTensor::into_legacy`].
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+        tensor.into_legacy()
+    }
+}
+
+impl<T: Element> FromDlpackTensor for Vec<T> {
+    /// The elements in row-major index order, copied from host-readable memory.
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+        tensor.view()?.to_vec()
+    }
+}

@@ -1,0 +1,220 @@
+//! [`Flags`]: the `flags` word of `DLManagedTensorVersioned` as a typed bitset.
+
+use core::fmt;
+use core::ops::{BitAnd, BitOr, BitOrAssign, Sub};
+
+use crate::ffi;
+
+/// The `flags` of a versioned managed tensor: `READ_ONLY`, `IS_COPIED` and
+/// `IS_SUBBYTE_TYPE_PADDED`.
+///
+/// Bits this crate does not know (set by a producer newer than DLPack 1.3) are kept, not
+/// dropped: [`Flags::from_bits_retain`] and [`Flags::bits`] round-trip every `u64`, and
+/// [`Debug`](fmt::Debug) prints them in hex.
+///
+/// Both sides honour the flags: an export of a shared owner (`Arc<[T]>`, `ArcArray`) sets
+/// `READ_ONLY` and a copy sets `IS_COPIED`; on import, [`view_mut`](crate::ManagedTensor::view_mut)
+/// refuses a `READ_ONLY` tensor and validation reads sub-byte element types as padded (one
+/// element per byte) or packed according to `IS_SUBBYTE_TYPE_PADDED`.
+///
+/// ```
+/// use dlpack_core::tensor::Flags;
+///
+/// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
+/// assert!(flags.contains(Flags::READ_ONLY));
+/// assert!(!flags.contains(Flags::IS_SUBBYTE_TYPE_PADDED));
+/// assert_eq!(flags.bits(), 0b011);
+/// assert_eq!(format!("{flags:?}"), "Flags(READ_ONLY | IS_COPIED)");
+/// assert_eq!(format!("{:?}", Flags::from_bits_retain(0x11)), "Flags(READ_ONLY | 0x10)");
+/// ```
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Flags(u64);
+
+impl Flags {
+    /// No flag set.
+    pub const EMPTY: Self = Self(0);
+    /// `DLPACK_FLAG_BITMASK_READ_ONLY`: the consumer must not write through the tensor.
+    pub const READ_ONLY: Self = Self(ffi::DLPACK_FLAG_BITMASK_READ_ONLY);
+    /// `DLPACK_FLAG_BITMASK_IS_COPIED`: the producer made a copy that the consumer owns alone
+    /// until it calls the deleter.
+    pub const IS_COPIED: Self = Self(ffi::DLPACK_FLAG_BITMASK_IS_COPIED);
+    /// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`: elements of a sub-byte type (`float4_e2m1fn`,
+    /// `int4`, …) take one byte each instead of sharing bytes.
+    pub const IS_SUBBYTE_TYPE_PADDED: Self = Self(ffi::DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
+    /// Every flag DLPack 1.3 defines.
+    pub const KNOWN: Self =
+        Self(Self::READ_ONLY.0 | Self::IS_COPIED.0 | Self::IS_SUBBYTE_TYPE_PADDED.0);
+
+    /// The flags of a raw `flags` word, unknown bits included.
+    #[inline]
+    pub const fn from_bits_retain(bits: u64) -> Self {
+        Self(bits)
+    }
+
+    /// The raw `flags` word.
+    #[inline]
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// Whether no bit is set.
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether every bit of `other` is set in `self`.
+    #[inline]
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The bits set in either.
+    #[inline]
+    #[must_use]
+    pub const fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// The bits set in both.
+    #[inline]
+    #[must_use]
+    pub const fn intersection(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+
+    /// The bits of `self` that are not in `other`.
+    #[inline]
+    #[must_use]
+    pub const fn difference(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// Sets the bits of `other`.
+    #[inline]
+    pub fn insert(&mut self, other: Self) {
+        self.0 |= other.0;
+    }
+
+    /// Clears the bits of `other`.
+    #[inline]
+    pub fn remove(&mut self, other: Self) {
+        self.0 &= !other.0;
+    }
+}
+
+impl BitOr for Flags {
+    type Output = Self;
+    #[inline]
+    fn bitor(self, rhs: Self) -> Self {
+        self.union(rhs)
+    }
+}
+
+impl BitOrAssign for Flags {
+    #[inline]
+    fn bitor_assign(&mut self, rhs: Self) {
+        self.insert(rhs);
+    }
+}
+
+impl BitAnd for Flags {
+    type Output = Self;
+    #[inline]
+    fn bitand(self, rhs: Self) -> Self {
+        self.intersection(rhs)
+    }
+}
+
+impl Sub for Flags {
+    type Output = Self;
+    #[inline]
+    fn sub(self, rhs: Self) -> Self {
+        self.difference(rhs)
+    }
+}
+
+impl fmt::Debug for Flags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Flags(")?;
+        fmt::Display::fmt(self, f)?;
+        f.write_str(")")
+    }
+}
+
+impl fmt::Display for Flags {
+    /// `READ_ONLY | IS_COPIED`, unknown bits in hex, or `empty`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            return f.write_str("empty");
+        }
+        let mut first = true;
+        let mut sep = |f: &mut fmt::Formatter<'_>| {
+            let s = if first { "" } else { " | " };
+            first = false;
+            f.write_str(s)
+        };
+        for (flag, name) in [
+            (Self::READ_ONLY, "READ_ONLY"),
+            (Self::IS_COPIED, "IS_COPIED"),
+            (Self::IS_SUBBYTE_TYPE_PADDED, "IS_SUBBYTE_TYPE_PADDED"),
+        ] {
+            if self.contains(flag) {
+                sep(f)?;
+                f.write_str(name)?;
+            }
+        }
+        let unknown = self.difference(Self::KNOWN);
+        if !unknown.is_empty() {
+            sep(f)?;
+            write!(f, "{:#x}", unknown.0)?;
+        }
+        Ok(())
+    }
+}
+
+impl From<Flags> for u64 {
+    #[inline]
+    fn from(flags: Flags) -> u64 {
+        flags.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_match_the_header() {
+        assert_eq!(Flags::READ_ONLY.bits(), 1);
+        assert_eq!(Flags::IS_COPIED.bits(), 2);
+        assert_eq!(Flags::IS_SUBBYTE_TYPE_PADDED.bits(), 4);
+        assert_eq!(Flags::KNOWN.bits(), 7);
+    }
+
+    #[test]
+    fn set_operations() {
+        let mut f = Flags::EMPTY;
+        assert!(f.is_empty());
+        f.insert(Flags::IS_COPIED);
+        f |= Flags::READ_ONLY;
+        assert_eq!(f, Flags::READ_ONLY | Flags::IS_COPIED);
+        assert_eq!(f & Flags::READ_ONLY, Flags::READ_ONLY);
+        assert_eq!(f - Flags::READ_ONLY, Flags::IS_COPIED);
+        f.remove(Flags::IS_COPIED);
+        assert_eq!(f, Flags::READ_ONLY);
+        assert!(!f.contains(Flags::READ_ONLY | Flags::IS_COPIED));
+        assert_eq!(u64::from(Flags::from_bits_retain(u64::MAX)), u64::MAX);
+    }
+
+    #[test]
+    fn display() {
+        assert_eq!(Flags::EMPTY.to_string(), "empty");
+        assert_eq!(
+            Flags::KNOWN.to_string(),
+            "READ_ONLY | IS_COPIED | IS_SUBBYTE_TYPE_PADDED"
+        );
+        assert_eq!(Flags::from_bits_retain(0x100).to_string(), "0x100");
+    }
+}

@@ -1,0 +1,170 @@
+//! Tensor exchange: owned DLPack tensors, validated views, zero-copy export.
+//!
+//! - [`ManagedTensor`] (`DLManagedTensorVersioned`) and [`LegacyManagedTensor`]
+//!   (`DLManagedTensor`) own a tensor and call its deleter exactly once.
+//! - [`TensorView`] and [`TensorViewMut`] borrow one after validation, and give typed access:
+//!   [`as_slice`](TensorView::as_slice) for compact tensors, [`iter`](TensorView::iter) for any
+//!   strides, and with feature `ndarray`, `ArrayViewD`/`ArrayViewMutD`.
+//! - [`TensorOwner`] is what an export keeps alive; `Vec`, `Box<[T]>`, `Arc<[T]>` and `ndarray`
+//!   arrays export without a copy.
+//! - [`ToDlpackTensor`]/[`FromDlpackTensor`] are the tensor side of
+//!   [`from_dlpack`](crate::from_dlpack).
+//!
+//! ```
+//! use dlpack_core::{DataType, Device, ManagedTensor};
+//!
+//! let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+//! let view = tensor.view()?;
+//! assert_eq!(view.shape(), [2, 3]);
+//! assert_eq!((view.dtype(), view.device()), (DataType::F32, Device::CPU));
+//! assert_eq!(view.as_slice::<f32>()?, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
+//!
+//! # Ownership
+//!
+//! A DLPack tensor is released by calling its `deleter` once. The rules:
+//!
+//! - **A `ManagedTensor` owns the tensor.** Dropping it calls the deleter, exactly once,
+//!   including when a panic in your code unwinds past it. A null deleter (allowed by DLPack)
+//!   means nothing to call.
+//! - **[`into_raw`](ManagedTensor::into_raw) gives ownership away** without calling the deleter:
+//!   whoever receives the pointer (a C consumer, a `PyCapsule`) must call the deleter once, or
+//!   hand the pointer back to [`from_raw`](ManagedTensor::from_raw).
+//! - **[`from_raw`](ManagedTensor::from_raw) takes ownership, even when it fails**: a null
+//!   pointer is refused (there is nothing to release); a major version other than 1 is refused
+//!   *after* the producer's deleter has been called, as the specification requires. Never use
+//!   the pointer after passing it.
+//! - **Views borrow.** A [`TensorView`] borrows its `ManagedTensor`, so the borrow checker ends
+//!   every view, slice and `ndarray` view before the deleter can run.
+//! - **Exports own their owner.** `from_vec`, `from_owner` and friends move the owner into one
+//!   heap allocation with the header and the shape and strides; the deleter (run by our `Drop`
+//!   or by a foreign consumer) drops the owner and frees that allocation.
+//! - **DLPack shares memory.** Unless the producer set `IS_COPIED`, it may still hold the data;
+//!   `from_raw`'s contract is that nobody writes it while you hold a view.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicUsize, Ordering};
+//! use dlpack_core::ManagedTensor;
+//! use dlpack_core::ffi::DLManagedTensorVersioned;
+//!
+//! // The owner counts its drops, so we can watch the deleter run.
+//! struct Counted(Vec<u8>, Arc<AtomicUsize>);
+//! impl Drop for Counted {
+//!     fn drop(&mut self) {
+//!         self.1.fetch_add(1, Ordering::SeqCst);
+//!     }
+//! }
+//! // SAFETY: the Vec's 4 bytes are the tensor, owned by `Counted` alone.
+//! unsafe impl dlpack_core::tensor::TensorOwner for Counted {
+//!     fn describe(&mut self) -> dlpack_core::tensor::TensorParts<'_> {
+//!         dlpack_core::tensor::TensorParts::host(self.0.as_mut_ptr(), &[4_usize])
+//!     }
+//! }
+//!
+//! // A C consumer: reads the tensor, then releases it as the protocol says.
+//! unsafe extern "C" fn consume(t: *mut DLManagedTensorVersioned) -> i64 {
+//!     // SAFETY: a valid tensor handed over by the caller; released exactly once.
+//!     unsafe {
+//!         let n = *(*t).dl_tensor.shape;
+//!         ((*t).deleter.unwrap())(t);
+//!         n
+//!     }
+//! }
+//!
+//! let drops = Arc::new(AtomicUsize::new(0));
+//! let tensor = ManagedTensor::from_owner(Counted(vec![1, 2, 3, 4], drops.clone()))?;
+//! let raw = tensor.into_raw(); // ownership leaves Rust: no deleter call here
+//! assert_eq!(drops.load(Ordering::SeqCst), 0);
+//! assert_eq!(unsafe { consume(raw) }, 4); // the consumer released it
+//! assert_eq!(drops.load(Ordering::SeqCst), 1);
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
+//!
+//! # Validation
+//!
+//! Nothing of a foreign tensor is trusted before [`view`](ManagedTensor::view) has checked it,
+//! and every refusal is an [`Error::Tensor`](crate::Error::Tensor) naming the field and the
+//! value ([`TensorError`]):
+//!
+//! 1. `ndim` is 0 to [`MAX_NDIM`].
+//! 2. `dtype` is one DLPack allows ([`DataType::check`](crate::DataType::check)): unknown
+//!    codes, 0 bits or lanes, and widths a code does not take are refused.
+//! 3. `shape` is non-null (when `ndim > 0`) and aligned; no dimension is negative; the product
+//!    of the non-zero dimensions is at most `isize::MAX`.
+//! 4. `strides` is non-null (when `ndim > 0`) and aligned, for a producer that declares
+//!    DLPack 1.2 or later, which made them mandatory. For legacy tensors and versions before
+//!    1.2 a null `strides` means compact row-major, which is what it meant then: refusing it
+//!    would reject tensors that were valid when they were made.
+//! 5. Sub-byte types (`float4_e2m1fn`, `int4`, …) are packed, several per byte in little
+//!    bit-endian order, unless `IS_SUBBYTE_TYPE_PADDED` says one per byte. Packed elements have
+//!    no byte address, so only compact row-major strides are accepted for them.
+//! 6. The bytes the elements reach, from the most negative stride offsets to the most positive,
+//!    span at most `isize::MAX`, and `byte_offset` plus that extent stays within `isize`.
+//!
+//! A view of a tensor on any device can be made, for its metadata (a CUDA tensor's shape and
+//! dtype, say). Reading its data adds, at the moment of reading:
+//!
+//! - the device must be readable by the CPU: `Device::CPU.can_access(device)`, i.e. `cpu`,
+//!   `cuda_host`, `cuda_managed`, `rocm_host` (see [`Device::can_access`](crate::Device::can_access));
+//! - the data pointer must be non-null, unless the tensor is empty (`dlpack.h` asks producers
+//!   to pass null for empty tensors), and the extent must lie inside the address space;
+//! - typed access needs the exact data type (`float32` is not read as `u32`), an address
+//!   aligned for the Rust type, and compact strides for a slice (iteration and `ndarray` take
+//!   any). `bool` data is checked to hold only bytes 0 and 1, since any other byte read as a
+//!   Rust `bool` would be undefined behaviour and not every producer normalises;
+//! - a mutable view refuses `READ_ONLY`, and mutable strided access refuses strides that reach
+//!   an element from two indices.
+//!
+//! # Threads
+//!
+//! `ManagedTensor` and `LegacyManagedTensor` are `Send` and `Sync`. The only producer code they
+//! run is the deleter, which needs ownership, so `Sync` adds nothing but concurrent reads of
+//! plain memory. `Send` means the deleter may run on another thread than the one that
+//! received the tensor. DLPack does not say this in words, but the ecosystem relies on it:
+//! Python consumers free capsules from any thread, NumPy's deleter takes the GIL itself for
+//! that reason, and PyTorch's and TVM's release reference counts that are atomic. `from_raw`
+//! makes it part of its safety contract, so a producer with a thread-bound deleter must keep
+//! its tensors on that thread by other means. Owners exported from Rust are `Send` by bound.
+//!
+//! # Exports
+//!
+//! An export is one heap allocation (header, owner, shape and strides), always carries strides
+//! (DLPack 1.2), and is stamped version 1.3. The owner's description is validated with the
+//! import rules above before the tensor is handed out. Shared owners (`Arc<[T]>`, `ArcArray`)
+//! export `READ_ONLY`; copies export `IS_COPIED`. A legacy export refuses what the legacy struct
+//! cannot say (`READ_ONLY`, padded sub-byte types) rather than lose it.
+
+mod error;
+mod exchange;
+mod export;
+mod flags;
+mod iter;
+mod legacy;
+#[cfg(feature = "ndarray")]
+mod ndarray;
+mod owned;
+mod owner;
+mod raw;
+mod validate;
+mod view;
+mod view_mut;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::TensorError;
+pub use exchange::{FromDlpackTensor, ToDlpackTensor};
+pub use flags::Flags;
+pub use iter::{Iter, IterMut};
+pub use legacy::LegacyManagedTensor;
+pub use owned::ManagedTensor;
+pub use owner::{Dims, TensorOwner, TensorParts};
+pub use view::TensorView;
+pub use view_mut::TensorViewMut;
+
+/// The most dimensions a tensor may have: 64, NumPy 2's `NPY_MAXDIMS` and the largest rank a
+/// mainstream producer emits. DLPack sets no limit, but `ndim` is read before anything else
+/// and bounds how much shape memory is read, so it is checked first.
+pub const MAX_NDIM: usize = 64;

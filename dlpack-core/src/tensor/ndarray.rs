@@ -1,0 +1,227 @@
+//! `ndarray` interop (feature `ndarray`): zero-copy `ArrayViewD`/`ArrayViewMutD` of imported
+//! tensors, whatever their strides, and zero-copy export of `Array` and `ArcArray`.
+//!
+//! ```
+//! use dlpack_core::ManagedTensor;
+//! use ndarray::{ArcArray, Array2, s};
+//!
+//! // Export an array: zero-copy, strides included (here a transposed view's).
+//! let a = Array2::from_shape_vec((2, 3), vec![1_i32, 2, 3, 4, 5, 6]).unwrap();
+//! let tensor = ManagedTensor::from_owner(a.reversed_axes())?;
+//! let view = tensor.view()?;
+//! assert_eq!((view.shape(), view.strides()), (&[3, 2][..], &[1, 3][..]));
+//!
+//! // Import: an ndarray view of any strides, negative ones included.
+//! let array = view.as_array::<i32>()?;
+//! assert_eq!(array.slice(s![.., 0]).to_vec(), [1, 2, 3]);
+//!
+//! // A shared ArcArray is exported READ_ONLY.
+//! let shared = ArcArray::from_vec(vec![1.0_f32, 2.0]);
+//! let mut tensor = ManagedTensor::from_owner(shared.clone())?;
+//! assert!(tensor.view_mut().is_err());
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
+
+use ndarray::{
+    ArcArray, Array, ArrayD, ArrayView, ArrayViewD, ArrayViewMutD, Axis, Dimension, IxDyn,
+    ShapeBuilder,
+};
+
+use super::error::TensorError;
+use super::exchange::{FromDlpackTensor, ToDlpackTensor};
+use super::flags::Flags;
+use super::owned::ManagedTensor;
+use super::owner::{TensorOwner, TensorParts};
+use super::validate;
+use super::view::{TensorView, Walk, check_align, check_bools};
+use super::view_mut::TensorViewMut;
+use crate::element::Element;
+use crate::error::Error;
+
+/// What an `ndarray` view needs: the lowest-addressed element, the shape, the absolute
+/// strides, and the axes to invert afterwards (`from_shape_ptr` takes non-negative strides
+/// only).
+struct Raw {
+    low: *mut u8,
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    inverted: Vec<usize>,
+}
+
+/// The checks of typed access (no contiguity needed) and the view's raw parts.
+fn raw_parts<T: Element>(view: &TensorView<'_>) -> Result<Raw, TensorError> {
+    view.check_type::<T>()?;
+    let layout = view.layout();
+    let shape: Vec<usize> = layout.shape.iter().map(|&d| d as usize).collect();
+    let Some(first) = view.host_first()? else {
+        // Empty: any aligned, non-null pointer and compact strides will do.
+        return Ok(Raw {
+            low: core::ptr::NonNull::<T>::dangling().as_ptr().cast(),
+            strides: ndarray_default_strides(&shape),
+            shape,
+            inverted: Vec::new(),
+        });
+    };
+    check_align::<T>(first)?;
+    // SAFETY: the elements' bytes are readable (validated extent, constructor's contract).
+    unsafe { check_bools::<T>(first, Walk::Strided(view.offsets()))? };
+    let size = size_of::<T>() as isize;
+    let mut low = first;
+    let mut strides = Vec::with_capacity(shape.len());
+    let mut inverted = Vec::new();
+    for (axis, (&d, &s)) in layout.shape.iter().zip(layout.strides.iter()).enumerate() {
+        if d <= 1 {
+            // The stride of an axis of extent 1 is never followed; it may be anything.
+            strides.push(0);
+            continue;
+        }
+        // Validated: |s| * (d - 1) * size <= isize::MAX, so these fit.
+        strides.push(s.unsigned_abs() as usize);
+        if s < 0 {
+            low = low.wrapping_offset(s as isize * (d as isize - 1) * size);
+            inverted.push(axis);
+        }
+    }
+    Ok(Raw {
+        low,
+        shape,
+        strides,
+        inverted,
+    })
+}
+
+fn ndarray_default_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![0; shape.len()];
+    let mut step = 1usize;
+    for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        *s = step;
+        step = step.saturating_mul(d.max(1));
+    }
+    strides
+}
+
+impl<'a> TensorView<'a> {
+    /// An `ndarray` view of the elements, zero-copy, for any strides (negative and zero ones
+    /// included), with the checks of [`as_slice`](Self::as_slice) apart from contiguity.
+    pub fn as_array<T: Element>(&self) -> Result<ArrayViewD<'a, T>, Error> {
+        let raw = raw_parts::<T>(self)?;
+        // SAFETY: `low` is the lowest element; with the absolute strides every index reaches
+        // an element inside the validated extent (at most isize::MAX bytes, a product of
+        // non-zero dimensions at most isize::MAX), aligned, readable and unwritten for 'a.
+        let mut array = unsafe {
+            ArrayViewD::from_shape_ptr(
+                IxDyn(&raw.shape).strides(IxDyn(&raw.strides)),
+                raw.low.cast::<T>().cast_const(),
+            )
+        };
+        for axis in raw.inverted {
+            array.invert_axis(Axis(axis));
+        }
+        Ok(array)
+    }
+}
+
+impl<'a> TensorViewMut<'a> {
+    /// A mutable `ndarray` view of the elements for as long as this view is borrowed, for any
+    /// strides that reach each element once (negative ones included).
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use ndarray::Axis;
+    ///
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?;
+    /// tensor.view_mut()?.as_array_mut::<u8>()?.index_axis_mut(Axis(0), 1).fill(7);
+    /// assert_eq!(tensor.view()?.as_slice::<u8>()?, [0, 0, 0, 7, 7, 7]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn as_array_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>, Error> {
+        // SAFETY: the memory is exclusively ours for 'a (constructor's contract) and lent out
+        // for the borrow of `self`.
+        unsafe { array_mut(self.inner()) }
+    }
+
+    /// A mutable `ndarray` view for the whole lifetime.
+    pub fn into_array_mut<T: Element>(self) -> Result<ArrayViewMutD<'a, T>, Error> {
+        // SAFETY: as `as_array_mut`, for 'a: `self` is consumed.
+        unsafe { array_mut(self.inner()) }
+    }
+}
+
+/// A mutable `ndarray` view of `view`'s elements.
+///
+/// # Safety
+///
+/// The memory is writable and accessed by nobody else for `'b`.
+unsafe fn array_mut<'b, T: Element>(view: &TensorView<'_>) -> Result<ArrayViewMutD<'b, T>, Error> {
+    let layout = view.layout();
+    if validate::overlaps(layout.shape, &layout.strides, layout.count) {
+        return Err(TensorError::Overlapping {
+            shape: layout.shape.into(),
+            strides: layout.strides.as_ref().into(),
+        }
+        .into());
+    }
+    let raw = raw_parts::<T>(view)?;
+    // SAFETY: as in `as_array`, and every index reaches a distinct element (no overlap),
+    // writable and exclusively ours for 'b (the caller's contract).
+    let mut array = unsafe {
+        ArrayViewMutD::from_shape_ptr(
+            IxDyn(&raw.shape).strides(IxDyn(&raw.strides)),
+            raw.low.cast::<T>(),
+        )
+    };
+    for axis in raw.inverted {
+        array.invert_axis(Axis(axis));
+    }
+    Ok(array)
+}
+
+// SAFETY: an owned array's buffer holds every element its shape and strides reach from
+// `as_mut_ptr` (the first element), does not move when the array does, and is freed only when
+// the array is dropped; the array is ours alone, so the consumer may write.
+unsafe impl<A: Element, D: Dimension + 'static> TensorOwner for Array<A, D> {
+    fn describe(&mut self) -> TensorParts<'_> {
+        let ptr = self.as_mut_ptr();
+        let this = &*self;
+        TensorParts::host(ptr, this.shape()).with_strides(this.strides())
+    }
+}
+
+// SAFETY: as for `Array`, except that other clones may read the data, so the export is
+// READ_ONLY and the pointer is taken with `as_ptr`, which does not unshare; no clone can write
+// while this one lives (ndarray copies on write when the data is shared).
+unsafe impl<A: Element, D: Dimension + 'static> TensorOwner for ArcArray<A, D> {
+    fn describe(&mut self) -> TensorParts<'_> {
+        TensorParts::host(self.as_ptr().cast_mut(), self.shape())
+            .with_strides(self.strides())
+            .read_only()
+    }
+}
+
+impl<A: Element, D: Dimension + 'static> ToDlpackTensor for Array<A, D> {
+    /// A copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        ManagedTensor::from_owner_flagged(self.to_owned(), Flags::IS_COPIED)
+    }
+}
+
+impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArrayView<'_, A, D> {
+    /// A copy, flagged `IS_COPIED`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        ManagedTensor::from_owner_flagged(self.to_owned(), Flags::IS_COPIED)
+    }
+}
+
+impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArcArray<A, D> {
+    /// Shares the data (a clone of the `ArcArray`), flagged `READ_ONLY`.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        ManagedTensor::from_owner(self.clone())
+    }
+}
+
+impl<T: Element> FromDlpackTensor for ArrayD<T> {
+    /// The elements copied into an owned array of the same shape.
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+        Ok(tensor.view()?.as_array::<T>()?.to_owned())
+    }
+}

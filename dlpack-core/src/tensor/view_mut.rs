@@ -1,0 +1,230 @@
+//! [`TensorViewMut`]: a validated, exclusive view that may write the elements.
+
+use core::ffi::c_void;
+use core::fmt;
+use core::marker::PhantomData;
+use core::ops::Range;
+
+use super::error::TensorError;
+use super::flags::Flags;
+use super::iter::{Iter, IterMut};
+use super::validate::{self, StridesRule};
+use super::view::{TensorView, Walk, check_align, check_bools};
+use crate::data_type::DataType;
+use crate::device::Device;
+use crate::element::Element;
+use crate::error::Error;
+use crate::ffi::{DLPackVersion, DLTensor};
+
+/// A validated, exclusive view of a tensor that may write its elements: everything
+/// [`TensorView`] offers, plus mutable slices, mutable iteration and (feature `ndarray`)
+/// `ArrayViewMutD`.
+///
+/// Made by [`ManagedTensor::view_mut`](crate::ManagedTensor::view_mut), which refuses a tensor
+/// flagged `READ_ONLY`. Mutable strided access refuses strides that reach an element from two
+/// indices (a zero stride, say), since two `&mut` to one element would be undefined behaviour.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+///
+/// let mut tensor = ManagedTensor::from_vec(vec![0_i32; 4], &[2, 2])?;
+/// tensor.view_mut()?.as_slice_mut::<i32>()?.copy_from_slice(&[1, 2, 3, 4]);
+/// assert_eq!(tensor.view()?.as_slice::<i32>()?, [1, 2, 3, 4]);
+///
+/// let shared = ManagedTensor::from_arc(vec![1_i32, 2].into(), &[2])?;
+/// let mut shared = shared;
+/// assert!(shared.view_mut().is_err()); // exported READ_ONLY
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+pub struct TensorViewMut<'a> {
+    inner: TensorView<'a>,
+    _data: PhantomData<&'a mut [u8]>,
+}
+
+// SAFETY: a mutable view grants what `&'a mut [u8]` grants: exclusive access to plain memory.
+unsafe impl Send for TensorViewMut<'_> {}
+// SAFETY: `&TensorViewMut` grants only reads, as `&&mut [u8]` does.
+unsafe impl Sync for TensorViewMut<'_> {}
+
+impl<'a> TensorViewMut<'a> {
+    /// Validates `tensor` for writing.
+    ///
+    /// # Safety
+    ///
+    /// As [`TensorView::new`], and the memory is writable and accessed by nobody else for 'a.
+    pub(crate) unsafe fn new(
+        tensor: &'a DLTensor,
+        flags: Flags,
+        rule: StridesRule,
+    ) -> Result<Self, TensorError> {
+        if flags.contains(Flags::READ_ONLY) {
+            return Err(TensorError::ReadOnly);
+        }
+        Ok(Self {
+            // SAFETY: forwarded from the caller.
+            inner: unsafe { TensorView::new(tensor, flags, rule)? },
+            _data: PhantomData,
+        })
+    }
+
+    /// A mutable view of a bare `DLTensor`, after validation; refuses `READ_ONLY` in `flags`.
+    /// See [`TensorView::from_dl_tensor`] for `version`.
+    ///
+    /// # Safety
+    ///
+    /// As [`TensorView::from_dl_tensor`], and the memory is writable and accessed by nobody
+    /// else for `'a`.
+    pub unsafe fn from_dl_tensor(
+        tensor: &'a DLTensor,
+        flags: Flags,
+        version: DLPackVersion,
+    ) -> Result<Self, Error> {
+        // SAFETY: the caller's contract is `new`'s.
+        Ok(unsafe { Self::new(tensor, flags, StridesRule::for_version(version))? })
+    }
+
+    #[cfg(feature = "ndarray")]
+    pub(crate) fn inner(&self) -> &TensorView<'a> {
+        &self.inner
+    }
+
+    /// A read-only view for as long as this one is borrowed.
+    pub fn view(&self) -> TensorView<'_> {
+        self.inner.reborrow()
+    }
+
+    /// Gives up writing: a read-only view for the whole lifetime.
+    pub fn into_view(self) -> TensorView<'a> {
+        self.inner
+    }
+
+    /// The extents, one per dimension.
+    pub fn shape(&self) -> &[i64] {
+        self.inner.shape()
+    }
+
+    /// The strides in elements, one per dimension.
+    pub fn strides(&self) -> &[i64] {
+        self.inner.strides()
+    }
+
+    /// The number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.inner.ndim()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Whether the tensor has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    /// The data type of the elements.
+    pub fn dtype(&self) -> DataType {
+        self.inner.dtype()
+    }
+
+    /// The device the data lives on.
+    pub fn device(&self) -> Device {
+        self.inner.device()
+    }
+
+    /// The producer's flags.
+    pub fn flags(&self) -> Flags {
+        self.inner.flags()
+    }
+
+    /// The data pointer as the producer gave it.
+    pub fn data_ptr(&self) -> *mut c_void {
+        self.inner.data_ptr().cast_mut()
+    }
+
+    /// The byte offset from the data pointer to the first element.
+    pub fn byte_offset(&self) -> u64 {
+        self.inner.byte_offset()
+    }
+
+    /// The bytes the elements occupy, as offsets from the data pointer.
+    pub fn byte_range(&self) -> Range<isize> {
+        self.inner.byte_range()
+    }
+
+    /// Whether the strides are compact row-major.
+    pub fn is_contiguous(&self) -> bool {
+        self.inner.is_contiguous()
+    }
+
+    /// The elements as a slice; see [`TensorView::as_slice`].
+    pub fn as_slice<T: Element>(&self) -> Result<&[T], Error> {
+        self.view().as_slice()
+    }
+
+    /// The elements by value; see [`TensorView::iter`].
+    pub fn iter<T: Element>(&self) -> Result<Iter<'_, T>, Error> {
+        self.view().iter()
+    }
+
+    /// The elements copied into a `Vec` in row-major index order.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, Error> {
+        self.view().to_vec()
+    }
+
+    /// The elements as a mutable slice, with the checks of [`TensorView::as_slice`].
+    pub fn as_slice_mut<T: Element>(&mut self) -> Result<&mut [T], Error> {
+        let (first, len) = self.inner.slice_ptr::<T>()?;
+        // SAFETY: `slice_ptr` checked the layout, type, alignment and bools; the memory is
+        // exclusively ours for 'a (constructor's contract), lent out for the borrow of `self`.
+        Ok(unsafe { core::slice::from_raw_parts_mut(first, len) })
+    }
+
+    /// The elements as a mutable slice for the whole lifetime.
+    pub fn into_slice_mut<T: Element>(self) -> Result<&'a mut [T], Error> {
+        let (first, len) = self.inner.slice_ptr::<T>()?;
+        // SAFETY: as `as_slice_mut`, for 'a: `self` is consumed, so nothing else can reach it.
+        Ok(unsafe { core::slice::from_raw_parts_mut(first, len) })
+    }
+
+    /// The raw bytes of a compact tensor of any data type, to write.
+    pub fn as_bytes_mut(&mut self) -> Result<&mut [u8], Error> {
+        let (first, len) = self.inner.bytes_ptr()?;
+        // SAFETY: the bytes `bytes_ptr` checked, exclusively ours for the borrow of `self`.
+        Ok(unsafe { core::slice::from_raw_parts_mut(first, len) })
+    }
+
+    /// Mutable references to the elements in row-major index order, for any strides that
+    /// reach each element once (negative ones included).
+    pub fn iter_mut<T: Element>(&mut self) -> Result<IterMut<'_, T>, Error> {
+        let view = &self.inner;
+        view.check_type::<T>()?;
+        let layout = view.layout();
+        if validate::overlaps(layout.shape, &layout.strides, layout.count) {
+            return Err(TensorError::Overlapping {
+                shape: layout.shape.into(),
+                strides: layout.strides.as_ref().into(),
+            }
+            .into());
+        }
+        let offsets = view.offsets();
+        let Some(first) = view.host_first()? else {
+            // SAFETY: no offsets, so nothing is reached.
+            return Ok(unsafe { IterMut::new(core::ptr::null_mut(), offsets) });
+        };
+        check_align::<T>(first)?;
+        // SAFETY: the offsets are distinct (no overlap), inside the validated extent, aligned,
+        // and exclusively ours for the borrow of `self`; bools are checked first.
+        unsafe {
+            check_bools::<T>(first, Walk::Strided(offsets.clone()))?;
+            Ok(IterMut::new(first, offsets))
+        }
+    }
+}
+
+impl fmt::Debug for TensorViewMut<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("TensorViewMut").field(&self.inner).finish()
+    }
+}
