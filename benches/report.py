@@ -1,6 +1,7 @@
 """Summarises a bench-report run: one line per comparison, then `targets: met/total met`.
 
-Reads criterion's estimates (the median of each benchmark) from $CRITERION_HOME and the
+Reads criterion's estimates (the least median of each benchmark over the rounds the script
+ran, saved as baselines round1, round2, ...) from $CRITERION_HOME and the
 Python timings from a JSON file written by benches/python/bench_python.py, and prints
 
     <name>: ours <median> vs <peer> <median> = <ratio>x (target <= <t>x) ok|MISS
@@ -53,9 +54,16 @@ def fmt_time(ns):
 
 
 def median_ns(home, group, bench_id):
-    path = os.path.join(home, group, *bench_id.split("/"), "new", "estimates.json")
-    with open(path) as f:
-        return json.load(f)["median"]["point_estimate"]
+    """The least median over the rounds (criterion baselines `round1`, `round2`, ...)."""
+    folder = os.path.join(home, group, *bench_id.split("/"))
+    rounds = sorted(d for d in os.listdir(folder) if d.startswith("round"))
+    if not rounds:
+        raise OSError(f"no rounds in {folder}")
+    medians = []
+    for r in rounds:
+        with open(os.path.join(folder, r, "estimates.json")) as f:
+            medians.append(json.load(f)["median"]["point_estimate"])
+    return min(medians)
 
 
 def line(name, ours, peer_label, peer, target):

@@ -26,16 +26,16 @@ fn dtype(c: &mut Criterion) {
     g.throughput(Throughput::Elements(STREAM_LEN as u64));
     g.bench_function("derived", |b| {
         b.iter(|| {
-            black_box(&derived)
-                .iter()
-                .fold(0, |acc, v| data_type::fold_data_type(acc, v.dlpack_data_type()))
+            black_box(&derived).iter().fold(0, |acc, v| {
+                data_type::fold_data_type(acc, v.dlpack_data_type())
+            })
         })
     });
     g.bench_function("hand", |b| {
         b.iter(|| {
-            black_box(&hand)
-                .iter()
-                .fold(0, |acc, v| data_type::fold_data_type(acc, v.dlpack_data_type()))
+            black_box(&hand).iter().fold(0, |acc, v| {
+                data_type::fold_data_type(acc, v.dlpack_data_type())
+            })
         })
     });
     g.bench_function("dlpark", |b| {
@@ -97,9 +97,9 @@ fn device(c: &mut Criterion) {
     });
     g.bench_function("dlpark", |b| {
         b.iter(|| {
-            black_box(&hand)
-                .iter()
-                .fold(0, |acc, &v| device::fold_park_device(acc, device::to_dlpark(v)))
+            black_box(&hand).iter().fold(0, |acc, &v| {
+                device::fold_park_device(acc, device::to_dlpark(v))
+            })
         })
     });
     g.finish();

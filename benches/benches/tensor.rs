@@ -18,14 +18,22 @@ fn export(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("ours", rank), &shape, |b, shape| {
             b.iter_batched(
                 tensor::data,
-                |data| drop(black_box(tensor::export_ours(data, black_box(shape)).unwrap())),
+                |data| {
+                    drop(black_box(
+                        tensor::export_ours(data, black_box(shape)).unwrap(),
+                    ))
+                },
                 BatchSize::SmallInput,
             )
         });
         g.bench_with_input(BenchmarkId::new("dlpark", rank), &shape, |b, shape| {
             b.iter_batched(
                 tensor::data,
-                |data| drop(black_box(tensor::export_dlpark(data, black_box(shape)).unwrap())),
+                |data| {
+                    drop(black_box(
+                        tensor::export_dlpark(data, black_box(shape)).unwrap(),
+                    ))
+                },
                 BatchSize::SmallInput,
             )
         });

@@ -1,8 +1,8 @@
 //! The data-type comparison: one 18-variant dtype enum, three ways.
 //!
-//! - [`DType`]: `#[derive(DlpackDataType)]`.
+//! - [`DType`](crate::derived::DType): `#[derive(DlpackDataType)]`.
 //! - [`HandDType`]: the same enum with the `match` a framework author writes by hand today,
-//!   with the same semantics (exact `(code, bits, lanes)` match, the same error values).
+//!   with the same semantics (exact `(code, bits, lanes)` match, the same error variant).
 //! - [`to_dlpark`]/[`from_dlpark`]: the same mapping onto dlpark 0.10's `DLDataType`, written
 //!   the way dlpark's own interop modules write theirs (a `match` on `(code, bits)` after a
 //!   lanes check, `Option` for a miss). dlpark has no derive, so this is where its dtype
@@ -102,9 +102,9 @@ fn unsupported(data_type: DataType) -> Error {
 #[inline(always)]
 pub fn fold_data_type(acc: u64, data_type: Result<DataType, Error>) -> u64 {
     match data_type {
-        Ok(dt) => acc
-            .rotate_left(5)
-            .wrapping_add(u64::from(dt.code.0) | u64::from(dt.bits) << 8 | u64::from(dt.lanes) << 16),
+        Ok(dt) => acc.rotate_left(5).wrapping_add(
+            u64::from(dt.code.0) | u64::from(dt.bits) << 8 | u64::from(dt.lanes) << 16,
+        ),
         Err(_) => acc.wrapping_add(0xdead),
     }
 }

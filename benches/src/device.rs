@@ -127,7 +127,12 @@ fn import_id(id: i32) -> Result<usize, Error> {
 #[cold]
 #[inline(never)]
 fn id_out_of_range(type_name: &'static str, id: i128, max: i128) -> Error {
-    Error::DeviceIdOutOfRange { type_name, id, min: 0, max }
+    Error::DeviceIdOutOfRange {
+        type_name,
+        id,
+        min: 0,
+        max,
+    }
 }
 
 #[cold]
@@ -166,7 +171,9 @@ pub fn fold_park_device(acc: u64, device: Option<ParkDevice>) -> u64 {
 #[inline(always)]
 pub fn fold_tag(acc: u64, tag: Option<(i32, usize)>) -> u64 {
     match tag {
-        Some((n, id)) => acc.rotate_left(5).wrapping_add((n as u32 as u64) << 32 | id as u64),
+        Some((n, id)) => acc
+            .rotate_left(5)
+            .wrapping_add((n as u32 as u64) << 32 | id as u64),
         None => acc.wrapping_add(0xdead),
     }
 }

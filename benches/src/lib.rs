@@ -16,6 +16,7 @@
 //! dlpark's time at ranks 1–8; import and validation at most 1.0× dlpark.
 
 pub mod data_type;
+pub mod derived;
 pub mod device;
 pub mod fold;
 pub mod stream;

@@ -11,6 +11,8 @@
 
 use core::ffi::c_void;
 
+use dlpack_core::ManagedTensor;
+use dlpack_core::ffi::DLManagedTensorVersioned;
 use dlpark::ffi::{
     DLDataType as ParkDataType, DLDevice as ParkDevice, DLManagedTensorVersioned as ParkManaged,
 };
@@ -43,6 +45,40 @@ pub fn data() -> Vec<f32> {
     (0..ELEMENTS).map(|i| i as f32).collect()
 }
 
+/// Exports `data` with `shape` (row-major, explicit strides): `ManagedTensor::from_vec`.
+///
+/// # Errors
+///
+/// When the shape does not hold `data.len()` elements.
+#[inline]
+pub fn export_ours(data: Vec<f32>, shape: &[usize]) -> Result<ManagedTensor, dlpack_core::Error> {
+    ManagedTensor::from_vec(data, shape)
+}
+
+/// Imports the tensor at `raw`, validates it, takes its `f32` slice and hands the tensor back:
+/// returns a checksum of the slice (its length and first element) and the pointer.
+///
+/// # Errors
+///
+/// Why the tensor is refused.
+///
+/// # Safety
+///
+/// `raw` must point to a live versioned managed tensor owned by the caller, whose data is
+/// `f32` elements readable while it lives.
+pub unsafe fn import_ours(
+    raw: *mut DLManagedTensorVersioned,
+) -> Result<(usize, *mut DLManagedTensorVersioned), dlpack_core::Error> {
+    // SAFETY: the caller hands over a live tensor; we give ownership back below.
+    let tensor = unsafe { ManagedTensor::from_raw(raw) }?;
+    let sum = {
+        let view = tensor.view()?;
+        let slice = view.as_slice::<f32>()?;
+        slice.len() + slice.first().map_or(0, |x| *x as usize)
+    };
+    Ok((sum, tensor.into_raw()))
+}
+
 /// dlpark's owned-tensor handle.
 pub type ParkTensor = dlpark::versioned::Dlpack;
 
@@ -53,7 +89,10 @@ pub type ParkTensor = dlpark::versioned::Dlpack;
 /// # Errors
 ///
 /// dlpark's error when the shape does not fit DLPack.
-pub fn export_dlpark(data: Vec<f32>, shape: &[usize]) -> Result<ParkTensor, dlpark::metadata::Error> {
+pub fn export_dlpark(
+    data: Vec<f32>,
+    shape: &[usize],
+) -> Result<ParkTensor, dlpark::metadata::Error> {
     let ptr = data.as_ptr().cast_mut().cast::<c_void>();
     let mut initialized = Dynamic::compact(shape).initialize(Box::new(data))?;
     initialized

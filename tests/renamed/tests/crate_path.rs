@@ -6,11 +6,17 @@ use dlpack_tests_renamed::{DType, Device, Raw, Rocm};
 #[test]
 fn conversions_through_the_renamed_crate() {
     assert_eq!(DType::U8.dlpack_data_type(), Ok(DataType::U8));
-    assert_eq!(DType::from_dlpack_data_type(DataType::I8), Ok(DType::Other(DataType::I8)));
+    assert_eq!(
+        DType::from_dlpack_data_type(DataType::I8),
+        Ok(DType::Other(DataType::I8))
+    );
     assert_eq!(Device::Cuda(2).dlpack_device(), Ok(DlDevice::cuda(2)));
     assert_eq!(from_dlpack::<Device, _, _>(&DlDevice::CPU), Ok(Device::Cpu));
     assert_eq!(DlDevice::from(Rocm { ordinal: 4 }), DlDevice::rocm(4));
-    assert_eq!(Rocm::from_dlpack_device(DlDevice::rocm(4)), Ok(Rocm { ordinal: 4 }));
+    assert_eq!(
+        Rocm::from_dlpack_device(DlDevice::rocm(4)),
+        Ok(Rocm { ordinal: 4 })
+    );
     assert!(Rocm::from_dlpack_device(DlDevice::rocm(256)).is_err());
     assert_eq!(DataType::from(Raw { code: 2, bits: 32 }), DataType::F32);
     assert!(Raw::from_dlpack_data_type(DataType::F32.with_lanes(4)).is_err());
