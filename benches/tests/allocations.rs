@@ -104,3 +104,40 @@ fn derived_device_conversions_do_not_allocate() {
     });
     assert_eq!(n, 0, "derived device conversions allocated {n} times");
 }
+
+#[test]
+fn exporting_a_tensor_allocates_once() {
+    use dlpack_benches::tensor::{self, RANKS};
+    for rank in RANKS {
+        let shape = tensor::shape(rank);
+        let data = tensor::data();
+        let (exported, n) = allocations(|| tensor::export_ours(data, &shape));
+        let exported = exported.unwrap();
+        assert_eq!(n, 1, "exporting at rank {rank} allocated {n} times");
+        assert_eq!(exported.view().unwrap().ndim(), rank);
+        let ((), n) = allocations(|| drop(exported));
+        assert_eq!(
+            n, 0,
+            "dropping an export at rank {rank} allocated {n} times"
+        );
+    }
+}
+
+#[test]
+fn importing_validating_and_slicing_do_not_allocate() {
+    use dlpack_benches::tensor::{self, RANKS};
+    for rank in RANKS {
+        let shape = tensor::shape(rank);
+        // A foreign tensor: dlpark's export.
+        let raw = tensor::export_dlpark(tensor::data(), &shape)
+            .unwrap()
+            .into_raw();
+        // SAFETY: `raw` is live and ours; `import_ours` hands it back.
+        let (result, n) = allocations(|| unsafe { tensor::import_ours(raw.cast()) });
+        let (sum, back) = result.unwrap();
+        assert_eq!(n, 0, "importing at rank {rank} allocated {n} times");
+        assert_eq!(sum, tensor::ELEMENTS); // 64 elements, the first is 0.0
+        // SAFETY: `back` is the live tensor handed back; dropped once.
+        drop(unsafe { tensor::ParkTensor::from_raw(back.cast()) }.unwrap());
+    }
+}
