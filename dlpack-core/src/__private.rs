@@ -278,49 +278,54 @@ impl SmallDeviceId for u16 {
 }
 
 /// The devices of one type whose ids an id type can hold: every DLPack id (`0..=i32::MAX`)
-/// that is also a value of `I`.
-pub const fn id_range<I: DeviceId>(device_type: DLDeviceType) -> DeviceRange {
-    let max = if I::MAX < i32::MAX as i128 {
-        I::MAX as i32
-    } else {
-        i32::MAX
-    };
+/// up to `max`, the id type's `DeviceId::MAX`.
+///
+/// The helpers below take the id type's constants and values rather than the type, so that
+/// generated code names `<Field as DeviceId>` directly: a field that is not an integer is then
+/// one error, not one per helper.
+pub const fn id_range(device_type: DLDeviceType, max: i128) -> DeviceRange {
     DeviceRange {
         device_type,
         min_id: 0,
-        max_id: max,
+        max_id: clamp_max(max),
     }
 }
 
-/// The device for an id held in a field: an error, never a wrap, when it is negative or does
-/// not fit DLPack's `i32`.
-#[inline(always)]
-pub fn export_id<T: ?Sized, I: DeviceId>(
-    device_type: DLDeviceType,
-    id: I,
-) -> Result<Device, Error> {
-    let wide = id.to_i128();
-    if 0 <= wide && wide <= i32::MAX as i128 {
-        Ok(Device::new(device_type, wide as i32))
+const fn clamp_max(max: i128) -> i32 {
+    if max < i32::MAX as i128 {
+        max as i32
     } else {
-        Err(id_out_of_range::<T>(wide, 0, i32::MAX as i128))
+        i32::MAX
     }
 }
 
-/// The id field's value for a DLPack device: an error, never a wrap, when the id is negative or
-/// does not fit the field.
+/// The device for an id (widened from its field): an error, never a wrap, when it is negative
+/// or does not fit DLPack's `i32`.
 #[inline(always)]
-pub fn import_id<T: ?Sized, I: DeviceId>(device: Device) -> Result<I, Error> {
-    match I::from_id(device.device_id) {
+pub fn export_id<T: ?Sized>(device_type: DLDeviceType, id: i128) -> Result<Device, Error> {
+    if 0 <= id && id <= i32::MAX as i128 {
+        Ok(Device::new(device_type, id as i32))
+    } else {
+        Err(id_out_of_range::<T>(id, 0, i32::MAX as i128))
+    }
+}
+
+/// The id field's value for a DLPack device, from `DeviceId::from_id(device.device_id)`: an
+/// error, never a wrap, when the id is negative or does not fit the field (whose greatest
+/// value is `max`).
+#[inline(always)]
+pub fn import_id<T: ?Sized, I>(
+    device: Device,
+    converted: Option<I>,
+    max: i128,
+) -> Result<I, Error> {
+    match converted {
         Some(id) if device.device_id >= 0 => Ok(id),
-        _ => {
-            let max = if I::MAX < i32::MAX as i128 {
-                I::MAX
-            } else {
-                i32::MAX as i128
-            };
-            Err(id_out_of_range::<T>(i128::from(device.device_id), 0, max))
-        }
+        _ => Err(id_out_of_range::<T>(
+            i128::from(device.device_id),
+            0,
+            i128::from(clamp_max(max)),
+        )),
     }
 }
 
@@ -339,14 +344,14 @@ pub trait IdWithOutput {
 impl<I: DeviceId> IdWithOutput for I {
     #[inline(always)]
     fn into_device<T: ?Sized>(self, device_type: DLDeviceType) -> Result<Device, Error> {
-        export_id::<T, I>(device_type, self)
+        export_id::<T>(device_type, self.to_i128())
     }
 }
 
 impl<I: DeviceId> IdWithOutput for Result<I, Error> {
     #[inline(always)]
     fn into_device<T: ?Sized>(self, device_type: DLDeviceType) -> Result<Device, Error> {
-        export_id::<T, I>(device_type, self?)
+        export_id::<T>(device_type, self?.to_i128())
     }
 }
 

@@ -22,6 +22,36 @@
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 //!
+//! # Deriving the protocol for your own types
+//!
+//! With the default feature `derive`, annotate your framework's dtype and device types and get
+//! checked, allocation-free conversions, `TryFrom`/`From` impls, `const fn`s for `const`
+//! items, and the sets that [`assert_convertible!`] compares. The attribute reference is on
+//! the derives: [`DlpackDataType`](macro@DlpackDataType) and
+//! [`DlpackDevice`](macro@DlpackDevice).
+//!
+//! ```
+//! use dlpack_core::{DataType, Device, DlpackDataType, DlpackDevice, assert_convertible, from_dlpack};
+//!
+//! #[derive(Debug, PartialEq, DlpackDataType)]
+//! enum DType {
+//!     #[dlpack("float32")] F32,
+//!     #[dlpack("bfloat16")] BF16,
+//!     #[dlpack(skip)] QInt8,
+//! }
+//!
+//! #[derive(Debug, PartialEq, DlpackDevice)]
+//! enum Place {
+//!     #[dlpack(cpu)] Cpu,
+//!     #[dlpack(cuda)] Cuda(usize),
+//! }
+//!
+//! assert_eq!(from_dlpack::<DType, _, _>(&DataType::BF16)?, DType::BF16);
+//! assert_eq!(Place::Cuda(0).dlpack_device()?, Device::cuda(0));
+//! assert_convertible!(Place => Device); // every Place is a DLPack device, proven at compile time
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
+//!
 //! # Modules
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
@@ -64,5 +94,9 @@ pub mod reason {
 #[doc(hidden)]
 pub mod __private;
 
+// The derives share their names with the traits they implement, as serde's do; their
+// documentation (the attribute reference, with runnable examples) lives in dlpack-derive and
+// is shown here.
 #[cfg(feature = "derive")]
+#[doc(inline)]
 pub use dlpack_derive::{DlpackDataType, DlpackDevice};

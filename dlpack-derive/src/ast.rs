@@ -90,6 +90,13 @@ impl<'a> Input<'a> {
     }
 }
 
+impl Field<'_> {
+    /// The span of the field's type, where errors about the type point.
+    pub(crate) fn ty_span(&self) -> Span {
+        self.ty.span()
+    }
+}
+
 impl Variant<'_> {
     /// How errors name the item: `variant `Cuda`` or `struct `CudaDevice``.
     pub(crate) fn describe(&self, type_ident: &Ident) -> String {

@@ -82,6 +82,9 @@ pub(crate) struct Attrs {
     /// `id = 0` (a value) or `id` alone (a field role).
     pub id: Option<Opt<Option<Val<i32>>>>,
     pub id_with: Option<Opt<Path>>,
+    /// Whether parsing reported an error: the options are incomplete, so `check` draws no
+    /// further conclusion from them (one mistake, one error).
+    pub poisoned: bool,
 }
 
 impl Attrs {
@@ -94,6 +97,7 @@ impl Attrs {
 /// Parses every `#[dlpack(...)]` among `attrs`, reporting mistakes into `cx`.
 pub(crate) fn parse(cx: &Ctxt, which: Which, attrs: &[Attribute]) -> Attrs {
     let mut out = Attrs::default();
+    let before = cx.count();
     for attr in attrs {
         if !attr.path().is_ident("dlpack") {
             continue;
@@ -114,6 +118,7 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, attrs: &[Attribute]) -> Attrs {
             cx.syn_error(error);
         }
     }
+    out.poisoned = cx.count() > before;
     out
 }
 

@@ -32,6 +32,11 @@ impl Ctxt {
         self.errors.borrow_mut().push(error);
     }
 
+    /// How many errors were reported so far.
+    pub(crate) fn count(&self) -> usize {
+        self.errors.borrow().len()
+    }
+
     pub(crate) fn has_errors(&self) -> bool {
         !self.errors.borrow().is_empty()
     }

@@ -55,14 +55,14 @@ mod fallback;
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
-/// Derives `dlpack_core::DlpackDataType`. Documented on the re-export in `dlpack-core`.
+#[doc = include_str!("../docs/data_type.md")]
 #[proc_macro_derive(DlpackDataType, attributes(dlpack))]
 pub fn derive_data_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input, attr::Which::DataType).into()
 }
 
-/// Derives `dlpack_core::DlpackDevice`. Documented on the re-export in `dlpack-core`.
+#[doc = include_str!("../docs/device.md")]
 #[proc_macro_derive(DlpackDevice, attributes(dlpack))]
 pub fn derive_device(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

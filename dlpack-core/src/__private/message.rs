@@ -218,3 +218,74 @@ impl Buf {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::DLDeviceType;
+
+    /// The message `assert_convertible` fails with (the same `const fn`, called at run time).
+    fn message(report: Report) -> String {
+        let payload = std::panic::catch_unwind(|| assert_convertible(report, "A", "b::B"))
+            .expect_err("the report does not hold");
+        *payload.downcast::<String>().expect("a formatted message")
+    }
+
+    #[test]
+    fn names_what_does_not_convert() {
+        assert_eq!(
+            message(Report::MissingDataType(DataType::F16.with_lanes(4))),
+            "`A` can produce the data type float16x4, which `b::B` does not accept"
+        );
+        assert_eq!(
+            message(Report::MissingDataType(DataType::FLOAT8_E4M3FN)),
+            "`A` can produce the data type float8_e4m3fn, which `b::B` does not accept"
+        );
+        assert_eq!(
+            message(Report::MissingDataType(DataType::from((99, 8, 1)))),
+            "`A` can produce the data type (code=99, bits=8, lanes=1), which `b::B` does not accept"
+        );
+        let range = |device_type, min_id, max_id| DeviceRange {
+            device_type,
+            min_id,
+            max_id,
+        };
+        assert_eq!(
+            message(Report::MissingDevices(range(DLDeviceType::CUDA, 0, 255))),
+            "`A` can produce the device cuda:0..=255, which `b::B` does not accept"
+        );
+        assert_eq!(
+            message(Report::MissingDevices(range(
+                DLDeviceType::CUDA,
+                0,
+                i32::MAX
+            ))),
+            "`A` can produce the device cuda:<id>, which `b::B` does not accept"
+        );
+        assert_eq!(
+            message(Report::MissingDevices(range(DLDeviceType::ROCM, 3, 3))),
+            "`A` can produce the device rocm:3, which `b::B` does not accept"
+        );
+        assert_eq!(
+            message(Report::MissingDevices(range(DLDeviceType::CPU, 0, 0))),
+            "`A` can produce the device cpu, which `b::B` does not accept"
+        );
+        assert_eq!(
+            message(Report::AnyDataType),
+            "`A` can produce any data type (its `PRODUCES` is `DataTypeSet::ALL`), which `b::B` does not accept"
+        );
+        assert!(std::panic::catch_unwind(|| assert_convertible(Report::Holds, "A", "B")).is_ok());
+    }
+
+    #[test]
+    fn long_names_are_cut_not_broken() {
+        let long = "é".repeat(400);
+        let payload = std::panic::catch_unwind(|| {
+            assert_convertible(Report::AnyDevice, &long, "B");
+        })
+        .expect_err("fails");
+        let text = payload.downcast::<String>().expect("a message");
+        assert!(text.starts_with("`..."), "{text}");
+        assert!(text.ends_with("which `B` does not accept"), "{text}");
+    }
+}

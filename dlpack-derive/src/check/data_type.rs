@@ -40,7 +40,6 @@ pub(crate) enum Map<'a> {
     Delegate {
         field: &'a Field<'a>,
         export_only: bool,
-        span: Span,
     },
     /// No DLPack data type.
     Skip,
@@ -155,6 +154,9 @@ fn item<'a>(
     attrs: &'a Attrs,
     is_struct: bool,
 ) -> Option<Map<'a>> {
+    if attrs.poisoned || v.fields.iter().any(|f| f.attrs.poisoned) {
+        return None;
+    }
     let what = v.describe(input.ident);
     let delegates = fields_with(v, |a| a.delegate);
     if !is_struct {
@@ -250,7 +252,6 @@ fn item<'a>(
         return Some(Map::Delegate {
             field: delegates[0].0,
             export_only: attrs.export_only.is_some(),
-            span,
         });
     }
 
@@ -291,7 +292,6 @@ fn item<'a>(
         return Some(Map::Delegate {
             field: &v.fields[0],
             export_only: false,
-            span: v.span,
         });
     }
     if !annotated(attrs, v) {

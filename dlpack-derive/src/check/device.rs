@@ -39,7 +39,6 @@ pub(crate) enum Map<'a> {
     Delegate {
         field: &'a Field<'a>,
         export_only: bool,
-        span: Span,
     },
     /// No DLPack device.
     Skip,
@@ -131,6 +130,9 @@ fn item<'a>(
     attrs: &'a Attrs,
     is_struct: bool,
 ) -> Option<Map<'a>> {
+    if attrs.poisoned || v.fields.iter().any(|f| f.attrs.poisoned) {
+        return None;
+    }
     let what = v.describe(input.ident);
     let delegates = fields_with(v, |a| a.delegate);
     let id_fields = fields_with(v, id_role);
@@ -198,7 +200,6 @@ fn item<'a>(
         return Some(Map::Delegate {
             field,
             export_only: attrs.export_only.is_some(),
-            span,
         });
     }
 
@@ -225,7 +226,6 @@ fn item<'a>(
             return Some(Map::Delegate {
                 field: &v.fields[0],
                 export_only: false,
-                span: v.span,
             });
         }
         if !annotated(attrs, v) {
@@ -246,13 +246,20 @@ fn item<'a>(
     let name = info.name;
 
     for (span, source) in id_sources.iter().skip(1) {
-        cx.error(
-            *span,
-            format_args!(
-                "conflicting options: {source} and {} both give the device id of {what}; keep one",
-                id_sources[0].1
-            ),
-        );
+        if *source == id_sources[0].1 {
+            cx.error(
+                *span,
+                format_args!("{source} again: {what} has one device id; keep one"),
+            );
+        } else {
+            cx.error(
+                *span,
+                format_args!(
+                    "conflicting options: {source} and {} both give the device id of {what}; keep one",
+                    id_sources[0].1
+                ),
+            );
+        }
     }
 
     if !info.indexed {
@@ -374,30 +381,24 @@ fn duplicates(cx: &Ctxt, items: &[Item]) {
         let t = info.device_type;
         let this = item.v.ident.expect("an enum variant");
         let clash = match id {
-            Id::Zero | Id::Field(_) => {
-                every.get(&t).map(|first| (*first, "devices")).or_else(|| {
-                    fixed
-                        .iter()
-                        .find(|(k, _)| k.0 == t)
-                        .map(|(_, f)| (*f, "devices"))
-                })
-            }
-            Id::Fixed(n) => every
+            Id::Zero | Id::Field(_) => every
                 .get(&t)
-                .map(|first| (*first, "devices"))
-                .or_else(|| fixed.get(&(t, *n)).map(|f| (*f, "device"))),
+                .or_else(|| fixed.iter().find(|(k, _)| k.0 == t).map(|(_, f)| f))
+                .copied(),
+            Id::Fixed(n) => every.get(&t).or_else(|| fixed.get(&(t, *n))).copied(),
             Id::With { .. } => None,
         };
-        if let Some((first, noun)) = clash {
+        if let Some(first) = clash {
             let first_name = first.v.ident.expect("an enum variant");
             let device = match id {
-                Id::Fixed(n) => format!("{}:{n}", info.name),
-                _ => info.name.to_owned(),
+                Id::Fixed(n) => format!("`{}:{n}`", info.name),
+                Id::Field(_) => format!("`{}` devices", info.name),
+                _ => format!("`{}`", info.name),
             };
             cx.error(
                 *span,
                 format_args!(
-                    "duplicate import mapping: `{this}` and `{first_name}` both import `{device}` {noun}; mark all but one of them `export_only`"
+                    "duplicate import mapping: `{this}` and `{first_name}` both import {device}; mark all but one of them `export_only`"
                 ),
             );
             continue;

@@ -58,9 +58,9 @@ pub(crate) fn placement(cx: &Ctxt, which: Which, attrs: &Attrs, level: Level) {
         }
     }
     // The options that say what an item maps to.
-    let mut mapping: Vec<(Span, &str)> = Vec::new();
+    let mut mapping: Vec<(Span, String)> = Vec::new();
     if let Some(v) = &attrs.name {
-        mapping.push((v.span, "a data type name"));
+        mapping.push((v.span, "a data type name".to_owned()));
     }
     for (opt, name) in [
         (
@@ -88,28 +88,28 @@ pub(crate) fn placement(cx: &Ctxt, which: Which, attrs: &Attrs, level: Level) {
                     role_noun(name)
                 ),
             ),
-            (true, _) => mapping.push((key, name)),
+            (true, _) => mapping.push((key, format!("`{name} = …`"))),
             (false, Level::Field) => {}
             (false, _) => cx.error(key, role_on_item(which, name)),
         }
     }
     if let Some(o) = &attrs.element {
-        mapping.push((o.key, "element"));
+        mapping.push((o.key, "`element = …`".to_owned()));
     }
     if let Some(v) = &attrs.device {
-        mapping.push((v.span, v.value.name));
+        mapping.push((v.span, format!("the device `{}`", v.value.name)));
     }
     for (span, name) in mapping {
         match level {
             Level::Enum => cx.error(
                 span,
                 format_args!(
-                    "`{name}` goes on each variant, not on the enum; on the enum only `crate = \"…\"` is allowed"
+                    "{name} goes on each variant, not on the enum; on the enum only `crate = \"…\"` is allowed"
                 ),
             ),
             Level::Field => cx.error(
                 span,
-                format_args!("`{name}` goes on the variant or the struct, not on a field"),
+                format_args!("{name} goes on the variant or the struct, not on a field"),
             ),
             Level::Struct | Level::Variant => {}
         }

@@ -10,24 +10,24 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{Path, WherePredicate};
 
 use super::{
-    Impl, binding, bound_if_generic, cfgs, const_check, construct, default_bounds, doc, outer_path,
-    pattern, value_name, wrap,
+    Impl, binding, bound_if_generic, cfgs, construct, default_bounds, doc, outer_path, pattern,
+    value_name, wrap,
 };
 use crate::ast::{Input, Style};
-use crate::check::data_type::{Item, Map, Model, Raw, Shape, Value};
+use crate::check::data_type::{Item, Map, Model, Shape, Value};
 use crate::check::mentions_type_param;
 
 pub(crate) fn expand(input: &Input, model: &Model) -> TokenStream {
     let krate = &model.krate;
     match &model.shape {
-        Shape::Raw(raw) => expand_raw(input, krate, raw),
+        Shape::Raw(raw) => super::raw::expand(input, krate, raw),
         Shape::Enum(items) => expand_items(input, krate, items, true),
         Shape::Struct(item) => expand_items(input, krate, std::slice::from_ref(item), false),
     }
 }
 
 /// The `DataType` of a mapping, as an expression.
-fn value(krate: &Path, value: &Value) -> TokenStream {
+pub(super) fn value(krate: &Path, value: &Value) -> TokenStream {
     match value {
         Value::Known { code, bits, lanes } => {
             let (code, bits, lanes) = (
@@ -43,8 +43,13 @@ fn value(krate: &Path, value: &Value) -> TokenStream {
     }
 }
 
-fn key_literal(code: u8, bits: u8, lanes: u16) -> Literal {
-    Literal::u32_suffixed(u32::from(code) | u32::from(bits) << 8 | u32::from(lanes) << 16)
+/// The key of a data type as a literal that reads as its parts: `0x0001_20_02` is lanes 1,
+/// bits 0x20, code 2 (`float32`).
+fn key_literal(code: u8, bits: u8, lanes: u16) -> syn::LitInt {
+    syn::LitInt::new(
+        &format!("0x{lanes:04x}_{bits:02x}_{code:02x}_u32"),
+        proc_macro2::Span::call_site(),
+    )
 }
 
 fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> TokenStream {
@@ -118,7 +123,9 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
             }
             Map::Delegate { field, .. } => {
                 let pat = pattern(item.v, Some((field, &inner)));
-                quote!(#cfgs #pat => #krate::DlpackDataType::dlpack_data_type(#inner),)
+                let ty = field.ty;
+                let call = quote_spanned!(field.ty_span()=> <#ty as #krate::DlpackDataType>::dlpack_data_type(#inner));
+                quote!(#cfgs #pat => #call,)
             }
             Map::Skip => {
                 let pat = pattern(item.v, None);
@@ -199,7 +206,7 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
         ::core::result::Result::Err(#krate::__private::unsupported_data_type::<Self>(data_type))
     };
 
-    let checks = checks(input, krate, items);
+    let checks = super::assertions::data_type(input, krate, items);
 
     // From<T> for DataType when every item maps to one data type.
     let total = items.iter().all(|i| matches!(i.map, Map::Fixed { .. }));
@@ -313,232 +320,5 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
         #from
         #inherent
         #checks
-    })
-}
-
-/// `const` assertions for what only the compiler knows: an `element` that imports the same
-/// data type as another variant, and delegates whose `ACCEPTS` is empty or overlaps another
-/// importing variant. Items whose types mention a type parameter, or that are `#[cfg]`-gated,
-/// are left out (a `const` item can be neither generic nor conditional on its own).
-fn checks(input: &Input, krate: &Path, items: &[Item]) -> TokenStream {
-    let concrete = |item: &&Item| item.v.cfgs.is_empty();
-    let fixed: Vec<(&Item, TokenStream, proc_macro2::Span, bool)> = items
-        .iter()
-        .filter(concrete)
-        .filter(|i| i.map.imports())
-        .filter_map(|item| match &item.map {
-            Map::Fixed { value: v, span, .. } => {
-                let generic = matches!(v, Value::Element(ty) if mentions_type_param(input, ty));
-                (!generic).then(|| (item, value(krate, v), *span, matches!(v, Value::Element(_))))
-            }
-            _ => None,
-        })
-        .collect();
-    let name = |item: &Item| value_name(input, item.v);
-    let mut out = TokenStream::new();
-
-    // An `element` mapping against every other direct mapping (elements: only earlier ones).
-    for (i, (item, v, span, is_element)) in fixed.iter().enumerate() {
-        if !is_element {
-            continue;
-        }
-        let others: Vec<_> = fixed
-            .iter()
-            .enumerate()
-            .filter(|(j, other)| *j != i && (!other.3 || *j < i))
-            .map(|(_, other)| other)
-            .collect();
-        if others.is_empty() {
-            continue;
-        }
-        let values = others.iter().map(|o| &o.1);
-        let arms = others.iter().enumerate().map(|(k, o)| {
-            let message = format!(
-                "duplicate import mapping: `{}` (`element = …`) has the same data type as `{}`; mark all but one of them `export_only`",
-                name(item),
-                name(o.0)
-            );
-            quote!(::core::option::Option::Some(#k) => ::core::panic!(#message),)
-        });
-        out.extend(const_check(
-            *span,
-            quote!(match #krate::__private::position(&[#(#values),*], #v) {
-                #(#arms)*
-                _ => {}
-            }),
-        ));
-    }
-
-    // Delegates.
-    let delegates: Vec<(&Item, &syn::Type, proc_macro2::Span)> = items
-        .iter()
-        .filter(concrete)
-        .filter(|i| i.map.imports())
-        .filter_map(|item| match &item.map {
-            Map::Delegate { field, span, .. } if !mentions_type_param(input, field.ty) => {
-                Some((item, field.ty, *span))
-            }
-            _ => None,
-        })
-        .collect();
-    for (d, (item, ty, span)) in delegates.iter().enumerate() {
-        let accepts = quote!(<#ty as #krate::DlpackDataType>::ACCEPTS);
-        let empty = format!(
-            "`{}` delegates to a type that accepts no data type (its `ACCEPTS` is empty): mark `{}` `export_only`, or declare `ACCEPTS` in that type's hand-written `DlpackDataType` impl",
-            name(item),
-            name(item)
-        );
-        let values = fixed.iter().map(|f| &f.1);
-        let arms = fixed.iter().enumerate().map(|(k, f)| {
-            let message = format!(
-                "duplicate import mapping: `{}` delegates to a type that also accepts the data type of `{}`; mark one of them `export_only`",
-                name(item),
-                name(f.0)
-            );
-            quote!(::core::option::Option::Some(#k) => ::core::panic!(#message),)
-        });
-        let earlier = delegates[..d].iter().map(|(other, other_ty, _)| {
-            let overlap = format!(
-                "duplicate import mapping: `{}` and `{}` delegate to types that accept a common data type; mark one of them `export_only`",
-                name(other),
-                name(item)
-            );
-            let shadowed = format!(
-                "`{}` comes after `{}`, which delegates to a type accepting every data type, so it never imports; move it first or mark it `export_only`",
-                name(item),
-                name(other)
-            );
-            quote! {
-                if <#other_ty as #krate::DlpackDataType>::ACCEPTS.is_all() {
-                    ::core::panic!(#shadowed);
-                }
-                if #krate::__private::data_types_overlap(
-                    &<#other_ty as #krate::DlpackDataType>::ACCEPTS, &#accepts,
-                ) {
-                    ::core::panic!(#overlap);
-                }
-            }
-        });
-        let direct = if fixed.is_empty() {
-            quote!()
-        } else {
-            let values = values.collect::<Vec<_>>();
-            quote! {
-                if !#accepts.is_all() {
-                    match #krate::__private::position_in(&[#(#values),*], &#accepts) {
-                        #(#arms)*
-                        _ => {}
-                    }
-                }
-            }
-        };
-        out.extend(const_check(
-            *span,
-            quote!({
-                if #krate::__private::data_types_empty(&#accepts) {
-                    ::core::panic!(#empty);
-                }
-                #direct
-                #(#earlier)*
-            }),
-        ));
-    }
-    out
-}
-
-/// A struct with `code`/`bits`/`lanes` fields: a raw data type.
-fn expand_raw(input: &Input, krate: &Path, raw: &Raw) -> TokenStream {
-    let mut bounds = Vec::new();
-    let roles = [Some(raw.code), Some(raw.bits), raw.lanes];
-    for f in &raw.v.fields {
-        if !roles.iter().flatten().any(|r| r.member == f.member) {
-            bound_if_generic(input, f.ty, quote!(::core::default::Default), &mut bounds);
-        }
-    }
-    let imp = Impl::new(input, bounds);
-    let Impl {
-        ident,
-        impl_generics,
-        ty_generics,
-        where_clause,
-    } = &imp;
-    let (code_m, code_ty) = (&raw.code.member, raw.code.ty);
-    let (bits_m, bits_ty) = (&raw.bits.member, raw.bits.ty);
-    // The data type of `recv` (`self` in the trait, `value` in `From`).
-    let getter = |recv: TokenStream| {
-        let code = quote_spanned!(raw.code.span=> <#code_ty as #krate::__private::CodeField>::to_code(#recv.#code_m));
-        let bits = quote_spanned!(raw.bits.span=> <#bits_ty as #krate::__private::BitsField>::get(#recv.#bits_m));
-        let lanes = match raw.lanes {
-            Some(l) => {
-                let (m, ty) = (&l.member, l.ty);
-                quote_spanned!(l.span=> <#ty as #krate::__private::LanesField>::get(#recv.#m))
-            }
-            None => quote!(1u16),
-        };
-        quote!(#krate::DataType::new(#code, #bits, #lanes))
-    };
-    let get_self = getter(quote!(self));
-    let get_value = getter(quote!(value));
-    let code_set = quote_spanned!(raw.code.span=> <#code_ty as #krate::__private::CodeField>::from_code(data_type.code));
-    let bits_set = quote_spanned!(raw.bits.span=> <#bits_ty as #krate::__private::BitsField>::from_bits(data_type.bits));
-    let (lanes_check, accepts) = match raw.lanes {
-        Some(_) => (quote!(), quote!(#krate::set::DataTypeSet::ALL)),
-        None => (
-            quote! {
-                if data_type.lanes != 1 {
-                    return ::core::result::Result::Err(#krate::__private::scalar_only::<Self>(data_type));
-                }
-            },
-            quote!(#krate::set::DataTypeSet::EMPTY),
-        ),
-    };
-    let inits = raw.v.fields.iter().map(|f| {
-        let member = &f.member;
-        let ty = f.ty;
-        if f.member == *code_m {
-            quote!(#member: #code_set)
-        } else if f.member == *bits_m {
-            quote!(#member: #bits_set)
-        } else if raw.lanes.is_some_and(|l| l.member == f.member) {
-            quote_spanned!(f.span=> #member: <#ty as #krate::__private::LanesField>::from_lanes(data_type.lanes))
-        } else {
-            quote_spanned!(f.span=> #member: <#ty as ::core::default::Default>::default())
-        }
-    });
-    wrap(quote! {
-        #[automatically_derived]
-        impl #impl_generics #krate::DlpackDataType for #ident #ty_generics #where_clause {
-            const PRODUCES: #krate::set::DataTypeSet = #krate::set::DataTypeSet::ALL;
-            const ACCEPTS: #krate::set::DataTypeSet = #accepts;
-
-            #[inline]
-            fn dlpack_data_type(&self) -> ::core::result::Result<#krate::DataType, #krate::Error> {
-                ::core::result::Result::Ok(#get_self)
-            }
-
-            #[inline]
-            fn from_dlpack_data_type(data_type: #krate::DataType) -> ::core::result::Result<Self, #krate::Error> {
-                #lanes_check
-                ::core::result::Result::Ok(Self { #(#inits),* })
-            }
-        }
-
-        #[automatically_derived]
-        impl #impl_generics ::core::convert::TryFrom<#krate::DataType> for #ident #ty_generics #where_clause {
-            type Error = #krate::Error;
-
-            #[inline]
-            fn try_from(data_type: #krate::DataType) -> ::core::result::Result<Self, #krate::Error> {
-                <Self as #krate::DlpackDataType>::from_dlpack_data_type(data_type)
-            }
-        }
-
-        #[automatically_derived]
-        impl #impl_generics ::core::convert::From<#ident #ty_generics> for #krate::DataType #where_clause {
-            #[inline]
-            fn from(value: #ident #ty_generics) -> Self {
-                #get_value
-            }
-        }
     })
 }

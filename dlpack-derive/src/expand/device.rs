@@ -10,12 +10,12 @@ use quote::{quote, quote_spanned};
 use syn::{Path, WherePredicate};
 
 use super::{
-    Impl, binding, bound_if_generic, cfgs, const_check, construct, default_bounds, doc, outer_path,
-    pattern, value_name, wrap,
+    Impl, binding, bound_if_generic, cfgs, construct, default_bounds, doc, outer_path, pattern,
+    value_name, wrap,
 };
 use crate::ast::{Input, Style};
 use crate::check::device::{Id, Item, Map, Model, Shape};
-use crate::check::{is_primitive_integer, mentions_type_param};
+use crate::check::is_primitive_integer;
 
 pub(crate) fn expand(input: &Input, model: &Model) -> TokenStream {
     let krate = &model.krate;
@@ -38,7 +38,7 @@ fn constant(krate: &Path, t: i32, id: i32) -> TokenStream {
 }
 
 /// The `DeviceRange` a mapping produces (or accepts).
-fn range(krate: &Path, info_type: i32, id: &Id) -> TokenStream {
+pub(super) fn range(krate: &Path, info_type: i32, id: &Id) -> TokenStream {
     let ty = device_type(krate, info_type);
     match id {
         Id::Zero => {
@@ -51,7 +51,7 @@ fn range(krate: &Path, info_type: i32, id: &Id) -> TokenStream {
         }
         Id::Field(f) => {
             let fty = f.ty;
-            quote_spanned!(f.span=> #krate::__private::id_range::<#fty>(#ty))
+            quote_spanned!(f.span=> #krate::__private::id_range(#ty, <#fty as #krate::__private::DeviceId>::MAX))
         }
         Id::With { .. } => quote!(#krate::set::DeviceRange::every(#ty)),
     }
@@ -136,7 +136,9 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
                     Id::Field(f) => {
                         let pat = pattern(item.v, Some((f, &id_binding)));
                         let (fty, ty) = (f.ty, device_type(krate, t));
-                        let call = quote_spanned!(f.span=> #krate::__private::export_id::<Self, #fty>(#ty, *#id_binding));
+                        let call = quote_spanned!(f.span=> #krate::__private::export_id::<Self>(
+                            #ty, <#fty as #krate::__private::DeviceId>::to_i128(*#id_binding)
+                        ));
                         quote!(#cfgs #pat => #call,)
                     }
                     Id::With { field, path } => {
@@ -150,7 +152,9 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
             }
             Map::Delegate { field, .. } => {
                 let pat = pattern(item.v, Some((field, &inner)));
-                quote!(#cfgs #pat => #krate::DlpackDevice::dlpack_device(#inner),)
+                let ty = field.ty;
+                let call = quote_spanned!(field.ty_span()=> <#ty as #krate::DlpackDevice>::dlpack_device(#inner));
+                quote!(#cfgs #pat => #call,)
             }
             Map::Skip => {
                 let pat = pattern(item.v, None);
@@ -204,8 +208,11 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
             Id::Field(f) => {
                 let fty = f.ty;
                 let built = construct(item.v, Some((f, quote!(#id_binding))));
-                let call =
-                    quote_spanned!(f.span=> #krate::__private::import_id::<Self, #fty>(device));
+                let call = quote_spanned!(f.span=> #krate::__private::import_id::<Self, #fty>(
+                    device,
+                    <#fty as #krate::__private::DeviceId>::from_id(device.device_id),
+                    <#fty as #krate::__private::DeviceId>::MAX,
+                ));
                 arms.push(quote! {
                     #cfgs #t => return match #call {
                         ::core::result::Result::Ok(#id_binding) => ::core::result::Result::Ok(#built),
@@ -242,7 +249,7 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
         ::core::result::Result::Err(#krate::__private::unsupported_device::<Self>(device))
     };
 
-    let checks = checks(input, krate, items);
+    let checks = super::assertions::device(input, krate, items);
 
     // From<T> for Device when every item maps to a device without a fallible id.
     let total = items.iter().all(|i| match &i.map {
@@ -387,97 +394,4 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
 /// Whether an id field's type always fits a DLPack id (`u8`, `u16`): then `From` is total.
 fn is_small(ty: &syn::Type) -> bool {
     is_primitive_integer(ty) && matches!(quote!(#ty).to_string().as_str(), "u8" | "u16")
-}
-
-/// `const` assertions on delegates: an `ACCEPTS` that is empty, or that overlaps another
-/// importing variant. Generic or `#[cfg]`-gated items are left out, as for data types.
-fn checks(input: &Input, krate: &Path, items: &[Item]) -> TokenStream {
-    let concrete = |item: &&Item| item.v.cfgs.is_empty();
-    let direct: Vec<(&Item, TokenStream)> = items
-        .iter()
-        .filter(concrete)
-        .filter(|i| i.map.imports())
-        .filter_map(|item| match &item.map {
-            Map::Mapped { info, id, .. } => {
-                let generic = matches!(id, Id::Field(f) if mentions_type_param(input, f.ty));
-                (!generic).then(|| (item, range(krate, info.device_type, id)))
-            }
-            _ => None,
-        })
-        .collect();
-    let delegates: Vec<(&Item, &syn::Type, proc_macro2::Span)> = items
-        .iter()
-        .filter(concrete)
-        .filter(|i| i.map.imports())
-        .filter_map(|item| match &item.map {
-            Map::Delegate { field, span, .. } if !mentions_type_param(input, field.ty) => {
-                Some((item, field.ty, *span))
-            }
-            _ => None,
-        })
-        .collect();
-    let name = |item: &Item| value_name(input, item.v);
-    let mut out = TokenStream::new();
-    for (d, (item, ty, span)) in delegates.iter().enumerate() {
-        let accepts = quote!(<#ty as #krate::DlpackDevice>::ACCEPTS);
-        let empty = format!(
-            "`{}` delegates to a type that accepts no device (its `ACCEPTS` is empty): mark `{}` `export_only`, or declare `ACCEPTS` in that type's hand-written `DlpackDevice` impl",
-            name(item),
-            name(item)
-        );
-        let direct_check = if direct.is_empty() {
-            quote!()
-        } else {
-            let ranges = direct.iter().map(|d| &d.1);
-            let arms = direct.iter().enumerate().map(|(k, dd)| {
-                let message = format!(
-                    "duplicate import mapping: `{}` delegates to a type that also accepts devices that `{}` imports; mark one of them `export_only`",
-                    name(item),
-                    name(dd.0)
-                );
-                quote!(::core::option::Option::Some(#k) => ::core::panic!(#message),)
-            });
-            quote! {
-                if !#accepts.is_all() {
-                    match #krate::__private::range_position_in(&[#(#ranges),*], &#accepts) {
-                        #(#arms)*
-                        _ => {}
-                    }
-                }
-            }
-        };
-        let earlier = delegates[..d].iter().map(|(other, other_ty, _)| {
-            let overlap = format!(
-                "duplicate import mapping: `{}` and `{}` delegate to types that accept a common device; mark one of them `export_only`",
-                name(other),
-                name(item)
-            );
-            let shadowed = format!(
-                "`{}` comes after `{}`, which delegates to a type accepting every device, so it never imports; move it first or mark it `export_only`",
-                name(item),
-                name(other)
-            );
-            quote! {
-                if <#other_ty as #krate::DlpackDevice>::ACCEPTS.is_all() {
-                    ::core::panic!(#shadowed);
-                }
-                if #krate::__private::devices_overlap(
-                    &<#other_ty as #krate::DlpackDevice>::ACCEPTS, &#accepts,
-                ) {
-                    ::core::panic!(#overlap);
-                }
-            }
-        });
-        out.extend(const_check(
-            *span,
-            quote!({
-                if #krate::__private::devices_empty(&#accepts) {
-                    ::core::panic!(#empty);
-                }
-                #direct_check
-                #(#earlier)*
-            }),
-        ));
-    }
-    out
 }

@@ -5,8 +5,10 @@
 //! user item names. Generated items carry `#[automatically_derived]` and allow `deprecated`
 //! (a `#[deprecated]` variant is still converted without warnings).
 
+mod assertions;
 mod data_type;
 mod device;
+mod raw;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -161,9 +163,28 @@ pub(crate) fn default_bounds(
     }
 }
 
-/// A `const` assertion, spanned on the user's tokens so the error points at them.
+/// A `const` assertion, spanned on the user's tokens so the error points at them: every
+/// token is respanned, since rustc reports a failed evaluation at the `panic!` inside.
+/// (A proc macro's `call_site` and the user's spans resolve names alike, so this changes
+/// nothing but where the error points.)
 pub(crate) fn const_check(span: Span, body: TokenStream) -> TokenStream {
-    quote_spanned!(span=> const _: () = #body;)
+    respan(quote!(const _: () = #body;), span)
+}
+
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }
 
 /// Doc attributes for generated inherent functions.

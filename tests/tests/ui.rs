@@ -1,0 +1,14 @@
+//! The compile-time errors of both derives and of `assert_convertible!`/`from_dlpack`, one
+//! mistake per file under `ui/<category>/`, each with the `.stderr` the user sees; and one
+//! passing program per supported shape under `ui/pass/`.
+//!
+//! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p dlpack-tests --test ui`
+//! on the installed stable toolchain, and read the diff before committing it.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/data_type/*.rs");
+    t.compile_fail("ui/device/*.rs");
+    t.pass("ui/pass/*.rs");
+}

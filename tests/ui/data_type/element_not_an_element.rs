@@ -1,0 +1,9 @@
+use dlpack_core::DlpackDataType;
+
+#[derive(DlpackDataType)]
+enum DType {
+    #[dlpack(element = String)]
+    Text,
+}
+
+fn main() {}

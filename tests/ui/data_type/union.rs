@@ -1,0 +1,9 @@
+use dlpack_core::DlpackDataType;
+
+#[derive(DlpackDataType)]
+union Bits {
+    f: f32,
+    u: u32,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dlpack_core::DlpackDevice;
+
+#[derive(DlpackDevice)]
+enum Place {
+    #[dlpack(cpu)]
+    Cpu(#[dlpack(id)] usize),
+}
+
+fn main() {}

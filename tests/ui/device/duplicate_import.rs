@@ -1,0 +1,11 @@
+use dlpack_core::DlpackDevice;
+
+#[derive(DlpackDevice)]
+enum Place {
+    #[dlpack(cpu)]
+    Cpu,
+    #[dlpack(cpu)]
+    Host,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use dlpack_core::DlpackDevice;
+
+#[derive(DlpackDevice)]
+enum Place {
+    #[dlpack(cpu)]
+    Cpu,
+    Remote(String),
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dlpack_core::DlpackDevice;
+
+#[derive(DlpackDevice)]
+struct CudaDevice {
+    #[dlpack(id)]
+    index: usize,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use dlpack_core::DlpackDevice;
+
+#[derive(DlpackDevice)]
+enum Place {
+    #[dlpack(cdua)]
+    Gpu(usize),
+}
+
+fn main() {}
