@@ -51,7 +51,8 @@ elements! {
 
 // SAFETY: `bool` is one byte and DLPack's `kDLBool` stores 0 or 1 per byte, the only values
 // a Rust `bool` may hold. Importers of foreign memory must still not assume other producers
-// honour this; typed `bool` access on foreign data is the importer's responsibility.
+// honour this: tensor views check every byte of a `bool`-coded tensor before handing out
+// `&[bool]`, an iterator or an `ndarray` view, and refuse any other byte.
 unsafe impl Element for bool {
     const DATA_TYPE: DataType = DataType::BOOL;
 }

@@ -42,6 +42,14 @@ use crate::error::Error;
 /// assert_eq!(back, [1, 2, 3]);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
+///
+/// A data type is not a tensor, so this does not compile:
+///
+/// ```compile_fail
+/// use dlpack_core::{DataType, ManagedTensor, from_dlpack};
+/// let t: ManagedTensor = from_dlpack(&DataType::F32)?;
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 pub trait ToDlpackTensor {
     /// A tensor holding this value's elements; see the trait docs for shared versus copied.
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error>;

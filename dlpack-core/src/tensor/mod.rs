@@ -140,6 +140,7 @@ mod error;
 mod exchange;
 mod export;
 mod flags;
+mod host;
 mod iter;
 mod legacy;
 #[cfg(feature = "ndarray")]

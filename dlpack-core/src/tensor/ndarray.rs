@@ -30,10 +30,11 @@ use ndarray::{
 use super::error::TensorError;
 use super::exchange::{FromDlpackTensor, ToDlpackTensor};
 use super::flags::Flags;
+use super::host::{Walk, check_align, check_bools};
 use super::owned::ManagedTensor;
 use super::owner::{TensorOwner, TensorParts};
 use super::validate;
-use super::view::{TensorView, Walk, check_align, check_bools};
+use super::view::TensorView;
 use super::view_mut::TensorViewMut;
 use crate::element::Element;
 use crate::error::Error;
@@ -64,7 +65,7 @@ fn raw_parts<T: Element>(view: &TensorView<'_>) -> Result<Raw, TensorError> {
     };
     check_align::<T>(first)?;
     // SAFETY: the elements' bytes are readable (validated extent, constructor's contract).
-    unsafe { check_bools::<T>(first, Walk::Strided(view.offsets()))? };
+    unsafe { check_bools::<T>(first, || Walk::Strided(view.offsets()))? };
     let size = size_of::<T>() as isize;
     let mut low = first;
     let mut strides = Vec::with_capacity(shape.len());

@@ -144,7 +144,8 @@ dims_from!(i64 => I64, usize => Usize, isize => Isize);
 /// use dlpack_core::{DataType, Device};
 /// use dlpack_core::tensor::{Flags, TensorParts};
 ///
-/// let device_ptr = 0x7f00_0000_0000_usize as *mut core::ffi::c_void; // a CUDA allocation
+/// // A CUDA allocation: an address in the device's space, never dereferenced on the host.
+/// let device_ptr = core::ptr::without_provenance_mut(0x7f00_0000_0000);
 /// let parts = TensorParts::new(device_ptr, Device::cuda(0), DataType::BF16, &[8_usize, 4])
 ///     .with_strides(&[1_i64, 8])
 ///     .with_byte_offset(256)

@@ -9,13 +9,14 @@ use std::borrow::Cow;
 
 use super::error::TensorError;
 use super::flags::Flags;
+use super::host::{Walk, check_align, check_bools};
 use super::iter::{Iter, Offsets};
 use super::validate::{self, Layout, StridesRule};
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
-use crate::ffi::{DLDataTypeCode, DLPackVersion, DLTensor};
+use crate::ffi::{DLPackVersion, DLTensor};
 
 /// A validated, read-only view of a tensor: its shape, strides, data type and device, and
 /// typed access to its elements when the CPU can read them.
@@ -238,7 +239,7 @@ impl<'a> TensorView<'a> {
         check_align::<T>(first)?;
         // SAFETY: compact: the `count` elements are the `count * size_of::<T>()` bytes from
         // `first`, readable by the constructor's contract.
-        unsafe { check_bools::<T>(first, Walk::Compact(self.layout.count))? };
+        unsafe { check_bools::<T>(first, || Walk::Compact(self.layout.count))? };
         Ok((first.cast::<T>(), self.layout.count))
     }
 
@@ -284,7 +285,7 @@ impl<'a> TensorView<'a> {
         // unwritten for 'a by the constructor's contract, aligned because `first` is and each
         // step is a multiple of `size_of::<T>()`; bools are checked first.
         unsafe {
-            check_bools::<T>(first, Walk::Strided(offsets.clone()))?;
+            check_bools::<T>(first, || Walk::Strided(offsets.clone()))?;
             Ok(Iter::new(first, offsets))
         }
     }
@@ -394,65 +395,6 @@ impl<'a> TensorView<'a> {
                 .wrapping_add(self.byte_offset as usize),
         ))
     }
-}
-
-/// Refuses an address not aligned for `T`.
-pub(crate) fn check_align<T>(first: *mut u8) -> Result<(), TensorError> {
-    if first.cast::<T>().is_aligned() {
-        Ok(())
-    } else {
-        Err(TensorError::Misaligned {
-            address: first.addr(),
-            align: align_of::<T>(),
-            type_name: core::any::type_name::<T>(),
-        })
-    }
-}
-
-/// The elements [`check_bools`] reads.
-pub(crate) enum Walk {
-    /// `count` elements back to back.
-    Compact(usize),
-    /// The elements at these offsets.
-    Strided(Offsets),
-}
-
-/// For `bool`-coded types, refuses an element with a byte other than 0 or 1: reading one as a
-/// Rust `bool` would be undefined behaviour, and foreign producers do not all normalise.
-///
-/// # Safety
-///
-/// The bytes of the elements `walk` names, from `first`, must be readable.
-pub(crate) unsafe fn check_bools<T: Element>(
-    first: *const u8,
-    walk: Walk,
-) -> Result<(), TensorError> {
-    if T::DATA_TYPE.code != DLDataTypeCode::BOOL {
-        return Ok(());
-    }
-    let size = size_of::<T>();
-    let check = |index: usize, bytes: &[u8]| match bytes.iter().find(|&&b| b > 1) {
-        Some(&byte) => Err(TensorError::InvalidBool { index, byte }),
-        None => Ok(()),
-    };
-    match walk {
-        Walk::Compact(count) => {
-            // SAFETY: `count` elements back to back, readable by the caller's contract.
-            let bytes = unsafe { core::slice::from_raw_parts(first, count * size) };
-            for (index, element) in bytes.chunks_exact(size).enumerate() {
-                check(index, element)?;
-            }
-        }
-        Walk::Strided(offsets) => {
-            for (index, offset) in offsets.enumerate() {
-                // SAFETY: each element's bytes are readable by the caller's contract.
-                let bytes =
-                    unsafe { core::slice::from_raw_parts(first.wrapping_offset(offset), size) };
-                check(index, bytes)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 impl fmt::Debug for TensorView<'_> {

@@ -7,9 +7,10 @@ use core::ops::Range;
 
 use super::error::TensorError;
 use super::flags::Flags;
+use super::host::{Walk, check_align, check_bools};
 use super::iter::{Iter, IterMut};
 use super::validate::{self, StridesRule};
-use super::view::{TensorView, Walk, check_align, check_bools};
+use super::view::TensorView;
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
@@ -31,8 +32,7 @@ use crate::ffi::{DLPackVersion, DLTensor};
 /// tensor.view_mut()?.as_slice_mut::<i32>()?.copy_from_slice(&[1, 2, 3, 4]);
 /// assert_eq!(tensor.view()?.as_slice::<i32>()?, [1, 2, 3, 4]);
 ///
-/// let shared = ManagedTensor::from_arc(vec![1_i32, 2].into(), &[2])?;
-/// let mut shared = shared;
+/// let mut shared = ManagedTensor::from_arc(vec![1_i32, 2].into(), &[2])?;
 /// assert!(shared.view_mut().is_err()); // exported READ_ONLY
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
@@ -217,7 +217,7 @@ impl<'a> TensorViewMut<'a> {
         // SAFETY: the offsets are distinct (no overlap), inside the validated extent, aligned,
         // and exclusively ours for the borrow of `self`; bools are checked first.
         unsafe {
-            check_bools::<T>(first, Walk::Strided(offsets.clone()))?;
+            check_bools::<T>(first, || Walk::Strided(offsets.clone()))?;
             Ok(IterMut::new(first, offsets))
         }
     }

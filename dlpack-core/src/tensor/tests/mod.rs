@@ -42,7 +42,7 @@ pub(super) enum Data {
 /// A foreign tensor, built by hand the way a C producer would, field by field.
 #[derive(Clone, Debug)]
 pub(super) struct Foreign {
-    pub(super) buffer: Vec<u64>,
+    pub(super) buffer: Vec<u128>,
     pub(super) data: Data,
     pub(super) device: Device,
     pub(super) dtype: DataType,
@@ -57,13 +57,13 @@ pub(super) struct Foreign {
 }
 
 impl Foreign {
-    /// `bytes` (8-byte aligned) as a compact tensor of `dtype` and `shape`, with strides,
+    /// `bytes` (16-byte aligned, enough for every `Element`) as a compact tensor of `dtype` and `shape`, with strides,
     /// version 1.3.
     pub(super) fn bytes(bytes: &[u8], dtype: DataType, shape: &[i64]) -> Self {
-        let mut buffer = vec![0u64; bytes.len().div_ceil(8).max(1)];
+        let mut buffer = vec![0u128; bytes.len().div_ceil(16).max(1)];
         let raw = buffer.as_mut_ptr().cast::<u8>();
         for (i, b) in bytes.iter().enumerate() {
-            // SAFETY: `i < bytes.len() <= buffer.len() * 8`.
+            // SAFETY: `i < bytes.len() <= buffer.len() * 16`.
             unsafe { raw.add(i).write(*b) };
         }
         Self {
@@ -98,7 +98,7 @@ impl Foreign {
     /// Builds the `DLTensor` pointing into `parts`' vectors.
     fn dl_tensor(
         &self,
-        buffer: &mut Vec<u64>,
+        buffer: &mut Vec<u128>,
         shape: &mut Vec<i64>,
         strides: &mut Vec<i64>,
     ) -> DLTensor {
@@ -192,7 +192,7 @@ impl Foreign {
 #[repr(C)]
 struct Versioned {
     managed: DLManagedTensorVersioned,
-    buffer: Vec<u64>,
+    buffer: Vec<u128>,
     shape: Vec<i64>,
     strides: Vec<i64>,
     released: Counter,
@@ -201,7 +201,7 @@ struct Versioned {
 #[repr(C)]
 struct Legacy {
     managed: DLManagedTensor,
-    buffer: Vec<u64>,
+    buffer: Vec<u128>,
     shape: Vec<i64>,
     strides: Vec<i64>,
     released: Counter,

@@ -375,3 +375,24 @@ fn debug_output() {
     let (tensor, _) = f.import();
     assert!(format!("{:?}", tensor.unwrap()).contains("invalid: shape[0] is -1;"));
 }
+
+#[test]
+fn owners_may_hold_their_data_inline() {
+    // The data lives inside the owner, which moves into the export's allocation: the
+    // description made after the move is the one exported, so the pointer stays valid.
+    struct Inline([f32; 4]);
+    // SAFETY: the four elements are the owner's own array, which stays put once exported.
+    unsafe impl TensorOwner for Inline {
+        fn describe(&mut self) -> TensorParts<'_> {
+            TensorParts::host(self.0.as_mut_ptr(), &[2_usize, 2])
+        }
+    }
+    let mut tensor = ManagedTensor::from_owner(Inline([1.0, 2.0, 3.0, 4.0])).unwrap();
+    tensor.view_mut().unwrap().as_slice_mut::<f32>().unwrap()[3] = 40.0;
+    assert_eq!(
+        tensor.view().unwrap().as_slice::<f32>().unwrap(),
+        [1.0, 2.0, 3.0, 40.0]
+    );
+    let legacy = LegacyManagedTensor::from_owner(Inline([5.0; 4])).unwrap();
+    assert_eq!(legacy.view().unwrap().to_vec::<f32>().unwrap(), [5.0; 4]);
+}
