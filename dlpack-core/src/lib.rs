@@ -55,6 +55,7 @@
 //! # Modules
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
+//! - `python` (feature `pyo3`): the Python protocol through PyO3.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
 //! - [`tensor`]: tensor exchange: [`ManagedTensor`] and [`LegacyManagedTensor`] (owned, the
 //!   deleter runs exactly once), validated [`TensorView`]s, zero-copy export, and the ownership
@@ -66,6 +67,8 @@
 //! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
 //! - `ndarray`: `ndarray` views of imported tensors and zero-copy export of `ndarray` arrays.
+//! - `pyo3`: the Python protocol ([`python`]): `__dlpack__` and `from_dlpack` for tensors,
+//!   `__dlpack_data_type__` and `__dlpack_device__` for your own dtype and device types.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
@@ -74,6 +77,9 @@ mod device;
 mod element;
 mod error;
 pub mod ffi;
+#[cfg(feature = "pyo3")]
+#[cfg_attr(docsrs, doc(cfg(feature = "pyo3")))]
+pub mod python;
 pub mod set;
 pub mod tensor;
 

@@ -1,0 +1,289 @@
+//! DLPack capsules: making them (producer) and consuming them (consumer). All of the unsafe
+//! code of the Python feature is here.
+//!
+//! The rules, from the DLPack Python specification:
+//!
+//! - A producer returns a `PyCapsule` named `"dltensor_versioned"` holding a
+//!   `DLManagedTensorVersioned*`, or `"dltensor"` holding a legacy `DLManagedTensor*`.
+//! - A consumer that takes the tensor renames the capsule `"used_dltensor_versioned"` (or
+//!   `"used_dltensor"`) and from then on owns the tensor: it calls the deleter when done.
+//! - The capsule's destructor calls the deleter only if the capsule still has its original
+//!   name, that is, if no consumer took the tensor. So the tensor is freed exactly once,
+//!   whichever of the two happens.
+
+use core::ffi::CStr;
+use core::ptr::NonNull;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use super::protocol::repr;
+use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
+
+/// The name of a capsule holding a `DLManagedTensorVersioned*`.
+pub const VERSIONED: &CStr = c"dltensor_versioned";
+/// The name of a capsule holding a legacy `DLManagedTensor*`.
+pub const LEGACY: &CStr = c"dltensor";
+/// The name a consumer gives a versioned capsule it took the tensor out of.
+pub const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
+/// The name a consumer gives a legacy capsule it took the tensor out of.
+pub const USED_LEGACY: &CStr = c"used_dltensor";
+
+/// A tensor taken out of a capsule: the caller owns it and must call its deleter once.
+#[derive(Debug)]
+pub(crate) enum Taken {
+    /// From a `"dltensor_versioned"` capsule.
+    Versioned(NonNull<DLManagedTensorVersioned>),
+    /// From a `"dltensor"` capsule.
+    Legacy(NonNull<DLManagedTensor>),
+}
+
+/// Wraps a versioned managed tensor in a `"dltensor_versioned"` capsule that owns it.
+///
+/// # Safety
+///
+/// `tensor` points to a live `DLManagedTensorVersioned` that nothing else will free: ownership
+/// passes to the capsule (or, on error, the tensor has been freed through its deleter).
+pub(crate) unsafe fn versioned_capsule(
+    py: Python<'_>,
+    tensor: NonNull<DLManagedTensorVersioned>,
+) -> PyResult<Bound<'_, PyCapsule>> {
+    // SAFETY: the pointer is live and owned (our contract); `destroy_versioned` frees it
+    // exactly when the capsule dies unconsumed.
+    let capsule = unsafe {
+        PyCapsule::new_with_pointer_and_destructor(
+            py,
+            tensor.cast(),
+            VERSIONED,
+            Some(destroy_versioned),
+        )
+    };
+    capsule.inspect_err(|_| {
+        // SAFETY: no capsule was made, so we still own the tensor; free it once.
+        unsafe { delete_versioned(tensor.as_ptr()) }
+    })
+}
+
+/// Wraps a legacy managed tensor in a `"dltensor"` capsule that owns it.
+///
+/// # Safety
+///
+/// As for [`versioned_capsule`].
+pub(crate) unsafe fn legacy_capsule(
+    py: Python<'_>,
+    tensor: NonNull<DLManagedTensor>,
+) -> PyResult<Bound<'_, PyCapsule>> {
+    // SAFETY: as in `versioned_capsule`.
+    let capsule = unsafe {
+        PyCapsule::new_with_pointer_and_destructor(py, tensor.cast(), LEGACY, Some(destroy_legacy))
+    };
+    capsule.inspect_err(|_| {
+        // SAFETY: no capsule was made, so we still own the tensor; free it once.
+        unsafe { delete_legacy(tensor.as_ptr()) }
+    })
+}
+
+/// Takes the tensor out of a DLPack capsule and renames the capsule `used_…`, so that its
+/// destructor no longer frees the tensor: the caller now owns it.
+///
+/// A capsule that was already consumed is a `ValueError` that says so; a capsule of any other
+/// name is a `TypeError`.
+pub(crate) fn take(capsule: &Bound<'_, PyCapsule>) -> PyResult<Taken> {
+    let (name, used) = if capsule.is_valid_checked(Some(VERSIONED)) {
+        (VERSIONED, USED_VERSIONED)
+    } else if capsule.is_valid_checked(Some(LEGACY)) {
+        (LEGACY, USED_LEGACY)
+    } else if capsule.is_valid_checked(Some(USED_VERSIONED))
+        || capsule.is_valid_checked(Some(USED_LEGACY))
+    {
+        return Err(PyValueError::new_err(format!(
+            "{} was already consumed: a DLPack capsule can be consumed only once; call \
+             __dlpack__() again for a new capsule",
+            repr(capsule.as_any())
+        )));
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "{} is not a DLPack capsule: expected a capsule named 'dltensor_versioned' or \
+             'dltensor'",
+            repr(capsule.as_any())
+        )));
+    };
+    let pointer = capsule.pointer_checked(Some(name))?;
+    // SAFETY: `capsule` is a live capsule (we hold a reference) and `used` is a 'static C
+    // string, as `PyCapsule_SetName` requires (the capsule keeps the pointer).
+    if unsafe { ffi::PyCapsule_SetName(capsule.as_ptr(), used.as_ptr()) } != 0 {
+        return Err(PyErr::fetch(capsule.py()));
+    }
+    // From here on the capsule's destructor leaves the tensor alone, and we own it.
+    Ok(if name == VERSIONED {
+        Taken::Versioned(pointer.cast())
+    } else {
+        Taken::Legacy(pointer.cast())
+    })
+}
+
+/// Calls a versioned tensor's deleter, if it has one.
+///
+/// # Safety
+///
+/// `tensor` is a live, owned `DLManagedTensorVersioned`; it is dangling afterwards.
+pub(crate) unsafe fn delete_versioned(tensor: *mut DLManagedTensorVersioned) {
+    // SAFETY: live by contract; the deleter takes ownership and frees it once.
+    unsafe {
+        if let Some(deleter) = (*tensor).deleter {
+            deleter(tensor);
+        }
+    }
+}
+
+/// Calls a legacy tensor's deleter, if it has one.
+///
+/// # Safety
+///
+/// `tensor` is a live, owned `DLManagedTensor`; it is dangling afterwards.
+pub(crate) unsafe fn delete_legacy(tensor: *mut DLManagedTensor) {
+    // SAFETY: live by contract; the deleter takes ownership and frees it once.
+    unsafe {
+        if let Some(deleter) = (*tensor).deleter {
+            deleter(tensor);
+        }
+    }
+}
+
+/// The destructor of our `"dltensor_versioned"` capsules: frees the tensor unless a consumer
+/// renamed the capsule (and so took the tensor).
+unsafe extern "C" fn destroy_versioned(capsule: *mut ffi::PyObject) {
+    // SAFETY: Python calls a capsule's destructor once, attached to the interpreter, with the
+    // dying capsule. `PyCapsule_IsValid` neither raises nor touches a pending exception; with
+    // the name still `dltensor_versioned` nobody took the tensor, which we made and own, so
+    // `PyCapsule_GetPointer` (same name: it cannot fail) gives it back and we free it once.
+    // A renamed capsule is left alone: its consumer owns the tensor.
+    unsafe {
+        if ffi::PyCapsule_IsValid(capsule, VERSIONED.as_ptr()) == 1 {
+            let tensor = ffi::PyCapsule_GetPointer(capsule, VERSIONED.as_ptr());
+            delete_versioned(tensor.cast());
+        }
+    }
+}
+
+/// The destructor of our `"dltensor"` capsules; see [`destroy_versioned`].
+unsafe extern "C" fn destroy_legacy(capsule: *mut ffi::PyObject) {
+    // SAFETY: as in `destroy_versioned`, for the legacy name and struct.
+    unsafe {
+        if ffi::PyCapsule_IsValid(capsule, LEGACY.as_ptr()) == 1 {
+            let tensor = ffi::PyCapsule_GetPointer(capsule, LEGACY.as_ptr());
+            delete_legacy(tensor.cast());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    use pyo3::exceptions::{PyTypeError, PyValueError};
+
+    use super::*;
+    use crate::ffi::{DLPackVersion, DLTensor};
+    use crate::{DataType, Device};
+
+    /// Deleter calls, per test (each test uses its own counter through `manager_ctx`).
+    fn counting_tensor(calls: &'static AtomicUsize) -> NonNull<DLManagedTensorVersioned> {
+        unsafe extern "C" fn deleter(tensor: *mut DLManagedTensorVersioned) {
+            // SAFETY: `tensor` came from `Box::into_raw` below and is freed only here;
+            // `manager_ctx` points to a 'static counter.
+            unsafe {
+                let tensor = Box::from_raw(tensor);
+                let calls = &*tensor.manager_ctx.cast::<AtomicUsize>();
+                calls.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let tensor = Box::new(DLManagedTensorVersioned {
+            version: DLPackVersion::CURRENT,
+            manager_ctx: core::ptr::from_ref(calls).cast_mut().cast(),
+            deleter: Some(deleter),
+            flags: 0,
+            dl_tensor: DLTensor {
+                data: core::ptr::null_mut(),
+                device: Device::CPU,
+                ndim: 0,
+                dtype: DataType::F32,
+                shape: core::ptr::null_mut(),
+                strides: core::ptr::null_mut(),
+                byte_offset: 0,
+            },
+        });
+        NonNull::from(Box::leak(tensor))
+    }
+
+    fn with_python(test: impl FnOnce(Python<'_>)) {
+        Python::initialize();
+        Python::attach(test);
+    }
+
+    #[test]
+    fn an_unconsumed_capsule_frees_its_tensor_once() {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        with_python(|py| {
+            // SAFETY: a fresh tensor that nothing else owns.
+            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            assert!(capsule.is_valid_checked(Some(VERSIONED)));
+            assert_eq!(CALLS.load(Ordering::SeqCst), 0);
+            drop(capsule);
+            assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        });
+    }
+
+    #[test]
+    fn a_consumed_capsule_leaves_its_tensor_to_the_consumer() {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        with_python(|py| {
+            // SAFETY: a fresh tensor that nothing else owns.
+            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            let Taken::Versioned(tensor) = take(&capsule).unwrap() else {
+                panic!("a versioned capsule gives a versioned tensor");
+            };
+            assert!(capsule.is_valid_checked(Some(USED_VERSIONED)));
+            drop(capsule);
+            assert_eq!(
+                CALLS.load(Ordering::SeqCst),
+                0,
+                "the destructor must not free it"
+            );
+            // SAFETY: `take` gave us ownership.
+            unsafe { delete_versioned(tensor.as_ptr()) };
+            assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        });
+    }
+
+    #[test]
+    fn a_capsule_is_consumed_once() {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        with_python(|py| {
+            // SAFETY: a fresh tensor that nothing else owns.
+            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            let Taken::Versioned(tensor) = take(&capsule).unwrap() else {
+                panic!("a versioned capsule gives a versioned tensor");
+            };
+            let err = take(&capsule).unwrap_err();
+            assert!(err.is_instance_of::<PyValueError>(py));
+            assert!(err.to_string().contains("was already consumed"), "{err}");
+            // SAFETY: `take` gave us ownership the first time.
+            unsafe { delete_versioned(tensor.as_ptr()) };
+            drop(capsule);
+            assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        });
+    }
+
+    #[test]
+    fn other_capsules_are_not_tensors() {
+        with_python(|py| {
+            let other = PyCapsule::new_with_value(py, 7_u32, c"not_a_tensor").unwrap();
+            let err = take(&other).unwrap_err();
+            assert!(err.is_instance_of::<PyTypeError>(py));
+            assert!(err.to_string().contains("is not a DLPack capsule"), "{err}");
+        });
+    }
+}

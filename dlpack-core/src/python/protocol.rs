@@ -1,0 +1,366 @@
+//! Reading the protocol from any Python object: `__dlpack_data_type__`, `__dlpack_device__`,
+//! and which of the three kinds (tensor, data type, device) an object is.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyCapsule, PyFloat, PyString, PyTuple, PyType};
+
+use crate::convert::{DlpackDataType, DlpackDevice};
+use crate::data_type::DataType;
+use crate::device::Device;
+use crate::error::Error;
+use crate::ffi::{DLDataTypeCode, DLDeviceType};
+
+/// What a Python object is to DLPack, decided the way TVM FFI decides it: from the object's
+/// **class**, in this order.
+///
+/// 1. A capsule, or a class with `__dlpack__`, is a [`Tensor`](Self::Tensor) (a tensor's class
+///    also has `__dlpack_device__`, which then names the tensor's device, not a device object).
+/// 2. A class with `__dlpack_data_type__` is a [`DataType`](Self::DataType).
+/// 3. A class with `__dlpack_device__` (and no `__dlpack__`) is a [`Device`](Self::Device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProtocolKind {
+    /// A tensor: `__dlpack__`, or a raw DLPack capsule.
+    Tensor,
+    /// A data type: `__dlpack_data_type__`.
+    DataType,
+    /// A device: `__dlpack_device__` without `__dlpack__`.
+    Device,
+}
+
+/// Which kind of DLPack value `obj` is, or `None` for an object that speaks none of the three
+/// protocols. Only the class is looked at; nothing is called.
+///
+/// ```
+/// use dlpack_core::DataType;
+/// use dlpack_core::python::{ProtocolKind, protocol_kind, PyDataType};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let f16 = Bound::new(py, PyDataType::from(DataType::F16))?;
+///     assert_eq!(protocol_kind(f16.as_any())?, Some(ProtocolKind::DataType));
+///     assert_eq!(protocol_kind(&1.5f64.into_pyobject(py)?.into_any())?, None);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
+    let py = obj.py();
+    if obj.is_instance_of::<PyCapsule>() {
+        return Ok(Some(ProtocolKind::Tensor));
+    }
+    let class = obj.get_type();
+    if class.hasattr(intern!(py, "__dlpack__"))? {
+        Ok(Some(ProtocolKind::Tensor))
+    } else if class.hasattr(intern!(py, "__dlpack_data_type__"))? {
+        Ok(Some(ProtocolKind::DataType))
+    } else if class.hasattr(intern!(py, "__dlpack_device__"))? {
+        Ok(Some(ProtocolKind::Device))
+    } else {
+        Ok(None)
+    }
+}
+
+/// The [`DataType`] of any object whose class has `__dlpack_data_type__` (a PaddlePaddle
+/// dtype, a [`PyDataType`](super::PyDataType), a class of your own), or of a string the name
+/// grammar parses (`"float16"`, `"bf16"`; TVM FFI's `dtype` is such a `str`).
+///
+/// The method must return a `tuple` of three `int`s `(code, bits, lanes)` that fit DLPack's
+/// `uint8`, `uint8` and `uint16` fields and form a data type DLPack allows. Nothing is
+/// truncated: bits 300 is a `ValueError`, where TVM FFI would read 44. Errors:
+///
+/// - `TypeError`: no such method; a tensor; a return value that is not a tuple (a list is
+///   refused, as TVM FFI refuses it); an item that is not an `int` (a float, a bool, a string).
+/// - `ValueError`: a tuple of the wrong length; a negative or too large item; a triple DLPack
+///   does not allow (bits 0, lanes 0, an unknown code, fp8 of 16 bits); a string that is not a
+///   data type name.
+/// - Whatever the method raised, unchanged, with a note saying where it came from.
+///
+/// ```
+/// use dlpack_core::DataType;
+/// use dlpack_core::python::read_data_type;
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let globals = pyo3::types::PyDict::new(py);
+///     py.run(c"class Half:\n    def __dlpack_data_type__(self): return (2, 16, 1)", Some(&globals), None)?;
+///     let half = globals.get_item("Half")?.unwrap().call0()?;
+///     assert_eq!(read_data_type(&half)?, DataType::F16);
+///
+///     py.run(c"class Wide:\n    def __dlpack_data_type__(self): return (2, 300, 1)", Some(&globals), None)?;
+///     let wide = globals.get_item("Wide")?.unwrap().call0()?;
+///     let err = read_data_type(&wide).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+///     assert!(err.to_string().contains("bits 300 is out of range"), "{err}");
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn read_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
+    if let Ok(name) = obj.cast::<PyString>() {
+        return Ok(name.to_str()?.parse::<DataType>()?);
+    }
+    let method = intern!(obj.py(), "__dlpack_data_type__");
+    match protocol_kind(obj)? {
+        Some(ProtocolKind::DataType) => {}
+        Some(ProtocolKind::Tensor) => {
+            return Err(PyTypeError::new_err(format!(
+                "expected a data type, got a tensor ({}, whose class has __dlpack__); \
+                 read a tensor's data type from the tensor itself",
+                type_name(obj)
+            )));
+        }
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "expected a data type: a data type name or an object whose class has \
+                 __dlpack_data_type__() (a PaddlePaddle dtype, for instance), got {}",
+                type_name(obj)
+            )));
+        }
+    }
+    let call = call_protocol::<3>(obj, method, "(code, bits, lanes)")?;
+    let [code, bits, lanes] = &call.items;
+    let code = call.in_range(code, "code", u8::MAX.into())?;
+    let bits = call.in_range(bits, "bits", u8::MAX.into())?;
+    let lanes = call.in_range(lanes, "lanes", u16::MAX.into())?;
+    // The ranges were checked just above, so the casts cannot truncate.
+    DataType::checked(DLDataTypeCode(code as u8), bits as u8, lanes as u16)
+        .map_err(|err| call.invalid(&err))
+}
+
+/// The [`Device`] of any device object: an object whose class has `__dlpack_device__` and no
+/// `__dlpack__` (a PaddlePaddle place, a [`PyDevice`](super::PyDevice), a class of your own),
+/// or a string the name grammar parses (`"cpu"`, `"cuda:1"`).
+///
+/// TVM FFI's `Device` (0.1.x) consumes the protocol but does not carry `__dlpack_device__`
+/// itself; it is read through the two members it does have, `dlpack_device_type()` and
+/// `index`, with the same checks. (TVM FFI's `dtype` is a `str` and reads as a name.)
+///
+/// A tensor is refused with a `TypeError` (its `__dlpack_device__` names where it lives; read
+/// that with [`read_tensor_device`]). The method must return a `tuple` of two `int`s
+/// `(device_type, device_id)`, the type a known DLPack device type and the id in
+/// `0..=i32::MAX`: an id of 2**31 is a `ValueError`, never a wrapped or truncated id. The other
+/// errors are those of [`read_data_type`].
+///
+/// ```
+/// use dlpack_core::Device;
+/// use dlpack_core::python::read_device;
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     assert_eq!(read_device(&"cuda:1".into_pyobject(py)?.into_any())?, Device::cuda(1));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn read_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    if let Ok(name) = obj.cast::<PyString>() {
+        return Ok(name.to_str()?.parse::<Device>()?);
+    }
+    match protocol_kind(obj)? {
+        Some(ProtocolKind::Device) => device_of(obj),
+        None if is_tvm_ffi_device(obj)? => tvm_ffi_device(obj),
+        Some(ProtocolKind::Tensor) => Err(PyTypeError::new_err(format!(
+            "expected a device, got a tensor ({}, whose class has __dlpack__); \
+             a class with __dlpack__ is a tensor, one with __dlpack_device__ alone is a device",
+            type_name(obj)
+        ))),
+        _ => Err(PyTypeError::new_err(format!(
+            "expected a device: a device name or an object whose class has __dlpack_device__() \
+             and no __dlpack__ (a PaddlePaddle place, for instance), got {}",
+            type_name(obj)
+        ))),
+    }
+}
+
+/// Whether `obj` looks like TVM FFI's `Device`: a class with a `dlpack_device_type` method
+/// and an `index` attribute.
+fn is_tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    let class = obj.get_type();
+    Ok(class.hasattr(intern!(py, "dlpack_device_type"))? && obj.hasattr(intern!(py, "index"))?)
+}
+
+/// Reads a TVM FFI `Device` as the pair `(dlpack_device_type(), index)`, checked as a
+/// `__dlpack_device__` return value is.
+fn tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    let py = obj.py();
+    let device_type = obj.call_method0(intern!(py, "dlpack_device_type"))?;
+    let index = obj.getattr(intern!(py, "index"))?;
+    let pair = PyTuple::new(py, [device_type, index])?;
+    let prefix = format!("{}'s (dlpack_device_type(), index) is ", type_name(obj));
+    check_device_pair(&check_tuple::<2>(
+        pair.as_any(),
+        &prefix,
+        "(device_type, device_id)",
+    )?)
+}
+
+/// The device a tensor lives on: what its `__dlpack_device__()` returns, checked as
+/// [`read_device`] checks it. A `TypeError` for an object whose class has no `__dlpack__`.
+pub fn read_tensor_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    if !obj.get_type().hasattr(intern!(obj.py(), "__dlpack__"))? {
+        return Err(PyTypeError::new_err(format!(
+            "expected a tensor: an object whose class has __dlpack__ and __dlpack_device__, got {}",
+            type_name(obj)
+        )));
+    }
+    device_of(obj)
+}
+
+/// Calls `__dlpack_device__` and checks the pair.
+fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    let method = intern!(obj.py(), "__dlpack_device__");
+    check_device_pair(&call_protocol::<2>(
+        obj,
+        method,
+        "(device_type, device_id)",
+    )?)
+}
+
+/// Checks a `(device_type, device_id)` pair: a known device type, an id in `0..=i32::MAX`.
+pub(crate) fn check_device_pair(call: &Call<2>) -> PyResult<Device> {
+    let [device_type, device_id] = &call.items;
+    let device_type = call.in_range(device_type, "device type", i32::MAX.into())?;
+    let device_id = call.in_range(device_id, "device id", i32::MAX.into())?;
+    // Both were range-checked against `i32` just above.
+    Device::checked(DLDeviceType(device_type as i32), device_id as i32)
+        .map_err(|err| call.invalid(&err))
+}
+
+/// A [`DlpackDataType`] value from any data type object or name: [`read_data_type`], then
+/// [`T::from_dlpack_data_type`](DlpackDataType::from_dlpack_data_type) (a `ValueError` naming
+/// what `T` supports when it has no such value).
+pub fn extract_data_type<T: DlpackDataType>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
+    Ok(T::from_dlpack_data_type(read_data_type(obj)?)?)
+}
+
+/// A [`DlpackDevice`] value from any device object or name: [`read_device`], then
+/// [`T::from_dlpack_device`](DlpackDevice::from_dlpack_device).
+pub fn extract_device<T: DlpackDevice>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
+    Ok(T::from_dlpack_device(read_device(obj)?)?)
+}
+
+/// One item of a protocol tuple: its value, or its decimal text when it does not fit `i64`
+/// (then it is out of every range the protocol has).
+pub(crate) enum Item {
+    Fits(i64),
+    Huge(String),
+}
+
+/// A tuple of `N` ints from a protocol call or argument, for range checks and messages.
+pub(crate) struct Call<const N: usize> {
+    /// What it is, for messages: `module.Class.__dlpack_device__() returned (1, 0)` or
+    /// `dl_device=(1, 0)`.
+    subject: String,
+    pub(crate) items: [Item; N],
+}
+
+impl<const N: usize> Call<N> {
+    /// The item's value if it lies in `0..=max`; a `ValueError` naming it otherwise.
+    pub(crate) fn in_range(&self, item: &Item, what: &str, max: i64) -> PyResult<i64> {
+        let text = match item {
+            Item::Fits(value) if (0..=max).contains(value) => return Ok(*value),
+            Item::Fits(value) => value.to_string(),
+            Item::Huge(text) => text.clone(),
+        };
+        Err(PyValueError::new_err(format!(
+            "{}: {what} {text} is out of range: expected 0 to {max}",
+            self.subject
+        )))
+    }
+
+    /// A `ValueError` for values in range that DLPack does not allow together.
+    pub(crate) fn invalid(&self, err: &Error) -> PyErr {
+        PyValueError::new_err(format!("{}: {err}", self.subject))
+    }
+}
+
+/// Calls the protocol method `method` of `obj` and checks that it returned a tuple of `N`
+/// ints. The tuple's shape is checked here; the items' ranges by the caller.
+fn call_protocol<const N: usize>(
+    obj: &Bound<'_, PyAny>,
+    method: &Bound<'_, PyString>,
+    shape: &str,
+) -> PyResult<Call<N>> {
+    let call = format!("{}.{}()", type_name(obj), method.to_string_lossy());
+    let value = obj.call_method0(method).inspect_err(|err| {
+        // The method's own exception goes through unchanged, with a note (`add_note`, Python
+        // 3.11+) that says which protocol call raised it. A failure to add it is not raised.
+        let _ = err.value(obj.py()).call_method1(
+            intern!(obj.py(), "add_note"),
+            (format!("raised by {call} (the DLPack protocol)"),),
+        );
+    })?;
+    check_tuple(&value, &format!("{call} returned "), shape)
+}
+
+/// Checks that `value` is a tuple of `N` ints `shape`. `prefix` says where it came from in
+/// messages (`"Foo.__dlpack_device__() returned "`, `"dl_device="`). The tuple's shape is
+/// checked here; the items' ranges by the caller.
+pub(crate) fn check_tuple<const N: usize>(
+    value: &Bound<'_, PyAny>,
+    prefix: &str,
+    shape: &str,
+) -> PyResult<Call<N>> {
+    let py = value.py();
+    let subject = format!("{prefix}{}", repr(value));
+    let Ok(tuple) = value.cast::<PyTuple>() else {
+        return Err(PyTypeError::new_err(format!(
+            "{subject}, a {}; expected a tuple {shape} of {N} ints",
+            type_name(value)
+        )));
+    };
+    if tuple.len() != N {
+        return Err(PyValueError::new_err(format!(
+            "{subject}, a tuple of {} items; expected {N} items {shape}",
+            tuple.len()
+        )));
+    }
+    let mut items: [Item; N] = core::array::from_fn(|_| Item::Fits(0));
+    for (i, (slot, item)) in items.iter_mut().zip(tuple.iter()).enumerate() {
+        let refuse = || {
+            PyTypeError::new_err(format!(
+                "{subject}: item {i} is a {} ({}); expected an int",
+                type_name(&item),
+                repr(&item)
+            ))
+        };
+        // A bool is an int to Python, and a float may hold an integral value; neither is what
+        // the protocol returns, so both are refused rather than guessed at.
+        if item.is_instance_of::<PyBool>() || item.is_instance_of::<PyFloat>() {
+            return Err(refuse());
+        }
+        // Ints, int subclasses (an IntEnum device type) and objects with `__index__`.
+        let Ok(index) = item.call_method0(intern!(py, "__index__")) else {
+            return Err(refuse());
+        };
+        *slot = match index.extract::<i64>() {
+            Ok(value) => Item::Fits(value),
+            Err(_) => Item::Huge(index.str()?.to_string_lossy().into_owned()),
+        };
+    }
+    Ok(Call { subject, items })
+}
+
+/// `module.QualName` of an object's class, for messages (`builtins.` left out).
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    class_name(&obj.get_type())
+}
+
+/// `module.QualName` of a class (`builtins.` left out).
+pub(crate) fn class_name(class: &Bound<'_, PyType>) -> String {
+    class
+        .fully_qualified_name()
+        .map_or_else(|_| "<unknown type>".to_owned(), |name| name.to_string())
+}
+
+/// `repr(obj)`, or a placeholder when `__repr__` raises.
+pub(crate) fn repr(obj: &Bound<'_, PyAny>) -> String {
+    obj.repr()
+        .map_or_else(|_| "<unrepresentable>".to_owned(), |r| r.to_string())
+}

@@ -1,0 +1,197 @@
+//! `dlpack_demo`: a small tensor library for Python, written with `dlpack-core`'s `pyo3`
+//! feature, that speaks every DLPack protocol in both directions.
+//!
+//! - [`DType`] and [`Device`] are ordinary Rust enums that derive `DlpackDataType` and
+//!   `DlpackDevice`; Python sees `DType.float16` and `Device('cpu')`, objects whose classes
+//!   carry `__dlpack_data_type__` and `__dlpack_device__`.
+//! - Every function that takes a dtype or a device takes *any* object that speaks the
+//!   protocol: `empty((1, 2), dtype=paddle.float16)` works.
+//! - `Tensor` is a full DLPack producer (`__dlpack__`, `__dlpack_device__`) and
+//!   `from_dlpack` a full consumer, dispatching over tensors, dtypes and devices.
+//! - `live()` counts what is alive on the Rust side, so tests can prove nothing leaks.
+
+mod device;
+mod dtype;
+mod live;
+mod memory;
+mod scalar;
+mod tensor;
+
+use pyo3::prelude::*;
+
+pub use device::{Device, PyDevice};
+pub use dtype::DType;
+pub use tensor::Tensor;
+
+/// A DLPack tensor library in Rust: dtypes, devices and tensors that speak the DLPack
+/// protocols with numpy, PaddlePaddle, TVM FFI and every other array library.
+#[pymodule]
+mod dlpack_demo {
+    use dlpack_core::python::{
+        DataTypeLike, DeviceLike, ProtocolKind, protocol_kind, read_tensor_device,
+    };
+    use dlpack_core::{DataType, Device as DlDevice};
+    use pyo3::exceptions::{PyTypeError, PyValueError};
+    use pyo3::prelude::*;
+
+    #[pymodule_export]
+    use super::{DType, PyDevice, Tensor};
+
+    /// `empty(shape, dtype, device=None)`: a new tensor (zeroed) of any dtype object
+    /// (`paddle.float16`, `DType.float16`, `"float16"`) on the CPU (`device` may be any
+    /// device object or name for the CPU).
+    #[pyfunction]
+    #[pyo3(signature = (shape, dtype, device=None))]
+    fn empty(
+        shape: Vec<usize>,
+        dtype: DataTypeLike<DType>,
+        device: Option<DeviceLike<super::Device>>,
+    ) -> PyResult<Tensor> {
+        if let Some(DeviceLike(device)) = device
+            && device != super::Device::Cpu
+        {
+            return Err(PyValueError::new_err(format!(
+                "dlpack_demo allocates memory on the cpu only, not on {}",
+                device.dl_device()
+            )));
+        }
+        Tensor::zeros(&shape, dtype.0)
+    }
+
+    /// `arange(n, dtype)`: `[0, 1, …, n - 1]` as a tensor of any dtype object.
+    #[pyfunction]
+    fn arange(py: Python<'_>, n: usize, dtype: DataTypeLike<DType>) -> PyResult<Tensor> {
+        Tensor::arange(py, n, dtype.0)
+    }
+
+    /// `from_dlpack(obj, device=None, copy=None)`, dispatching as the RFC proposes: a tensor
+    /// (`__dlpack__`, or a DLPack capsule) becomes a `Tensor` (zero-copy unless `copy=True`),
+    /// a dtype (`__dlpack_data_type__`) a `DType`, a device (`__dlpack_device__` alone) a
+    /// `Device`.
+    #[pyfunction]
+    #[pyo3(signature = (obj, device=None, copy=None))]
+    fn from_dlpack<'py>(
+        obj: &Bound<'py, PyAny>,
+        device: Option<DeviceLike<DlDevice>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = obj.py();
+        match protocol_kind(obj)? {
+            Some(ProtocolKind::Tensor) => {
+                let imported = dlpack_core::python::from_dlpack(obj, device.map(|d| d.0), copy)?;
+                Ok(Tensor::import(imported)?.into_pyobject(py)?.into_any())
+            }
+            Some(kind) if device.is_some() || copy.is_some() => Err(PyTypeError::new_err(format!(
+                "device= and copy= are for tensors; {} is a {}",
+                obj.repr()?,
+                if kind == ProtocolKind::DataType {
+                    "data type"
+                } else {
+                    "device"
+                }
+            ))),
+            Some(ProtocolKind::DataType) => Ok(obj
+                .extract::<DataTypeLike<DType>>()?
+                .0
+                .into_pyobject(py)?
+                .into_any()),
+            Some(ProtocolKind::Device) => {
+                Ok(PyDevice(obj.extract::<DeviceLike<super::Device>>()?.0)
+                    .into_pyobject(py)?
+                    .into_any())
+            }
+            None => Err(PyTypeError::new_err(format!(
+                "from_dlpack() takes a tensor (__dlpack__ or a DLPack capsule), a data type \
+                 (__dlpack_data_type__) or a device (__dlpack_device__); got {}",
+                obj.get_type().name()?
+            ))),
+        }
+    }
+
+    /// The dtype of any dtype object (`paddle.float16`, `tvm_ffi.dtype("int8")`, a
+    /// `DType`, a name) or of any tensor (read from its DLPack export, without a copy).
+    #[pyfunction]
+    fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+        if let Ok(tensor) = obj.cast::<Tensor>() {
+            return Ok(tensor.get().dtype_value());
+        }
+        match protocol_kind(obj)? {
+            Some(ProtocolKind::Tensor) => {
+                let imported = dlpack_core::python::from_dlpack(obj, None, None)?;
+                let view = imported.view()?;
+                Ok(<DType as dlpack_core::DlpackDataType>::from_dlpack_data_type(view.dtype())?)
+            }
+            _ => Ok(obj.extract::<DataTypeLike<DType>>()?.0),
+        }
+    }
+
+    /// The device of any device object (`paddle.CPUPlace()`, `tvm_ffi.device("cuda", 1)`, a
+    /// `Device`, a name) or of any tensor (through its `__dlpack_device__`).
+    #[pyfunction]
+    fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<PyDevice> {
+        let device = match protocol_kind(obj)? {
+            Some(ProtocolKind::Tensor) => DeviceLike(
+                <super::Device as dlpack_core::DlpackDevice>::from_dlpack_device(
+                    read_tensor_device(obj)?,
+                )?,
+            ),
+            _ => obj.extract::<DeviceLike<super::Device>>()?,
+        };
+        Ok(PyDevice(device.0))
+    }
+
+    /// The generic protocol objects of `dlpack_core` (`dlpack_core::python::PyDataType` and
+    /// `PyDevice`), for any DLPack data type or device, including those `DType` and `Device`
+    /// do not have.
+    #[pymodule]
+    mod dlpack {
+        use super::*;
+
+        #[pymodule_export]
+        use dlpack_core::python::{PyDataType, PyDevice};
+
+        /// `data_type(obj)`: any data type object or name as a `DataType`.
+        #[pyfunction]
+        fn data_type(obj: DataTypeLike<DataType>) -> DataTypeLike<DataType> {
+            obj
+        }
+
+        /// `device(obj)`: any device object or name as a `Device`.
+        #[pyfunction]
+        fn device(obj: DeviceLike<DlDevice>) -> DeviceLike<DlDevice> {
+            obj
+        }
+
+        /// `kind(obj)`: `"tensor"`, `"dtype"`, `"device"` or `None`, as TVM FFI would see it.
+        #[pyfunction]
+        fn kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
+            Ok(protocol_kind(obj)?.map(|kind| match kind {
+                ProtocolKind::Tensor => "tensor",
+                ProtocolKind::DataType => "dtype",
+                ProtocolKind::Device => "device",
+            }))
+        }
+    }
+
+    /// What is alive on the Rust side: `{"tensors": …, "buffers": …, "exports": …,
+    /// "imports": …}`. The tests check that every count returns to where it was.
+    #[pyfunction]
+    fn live(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+        use super::live::{BUFFERS, EXPORTS, IMPORTS, TENSORS};
+        let counts = pyo3::types::PyDict::new(py);
+        counts.set_item("tensors", TENSORS.get())?;
+        counts.set_item("buffers", BUFFERS.get())?;
+        counts.set_item("exports", EXPORTS.get())?;
+        counts.set_item("imports", IMPORTS.get())?;
+        Ok(counts)
+    }
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        // `dlpack_demo.float16` and friends, as numpy and torch spell them.
+        for dtype in DType::ALL {
+            m.add(dtype.data_type().to_string(), dtype)?;
+        }
+        Ok(())
+    }
+}

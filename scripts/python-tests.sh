@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the `dlpack_demo` extension (examples/python) and runs the pytest suite (tests/python)
+# against numpy, PaddlePaddle and TVM FFI from PyPI.
+#
+#   scripts/python-tests.sh [pytest arguments...]
+#
+# Environment:
+#   PYTHON        the interpreter to build the venv with (default: python3, 3.9 or newer)
+#   DLPACK_VENV   the venv to create or reuse (default: .venv at the repository root)
+#
+# The first run downloads the peers (PaddlePaddle's CPU wheel is ~195 MB); later runs reuse the
+# venv and only rebuild the extension. Exits non-zero if any step fails.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+venv="${DLPACK_VENV:-$root/.venv}"
+python="${PYTHON:-python3}"
+
+# The peers, pinned to the versions the suite was written against.
+peers=(
+  "numpy>=2.1,<3"
+  "paddlepaddle==3.3.1"
+  "apache-tvm-ffi==0.1.15.post2"
+  "maturin>=1.9.4,<2"
+  "pytest>=8"
+)
+
+step() { printf '\n==> %s\n' "$*"; }
+
+if [[ ! -x "$venv/bin/python" ]]; then
+  step "creating the venv $venv with $("$python" --version 2>&1)"
+  "$python" -m venv "$venv"
+fi
+export VIRTUAL_ENV="$venv"
+export PATH="$venv/bin:$PATH"
+
+step "installing the peers: ${peers[*]}"
+python -m pip install --quiet --disable-pip-version-check "${peers[@]}"
+python -m pip list --disable-pip-version-check 2>/dev/null |
+  grep -Ei '^(numpy|paddlepaddle|apache-tvm-ffi|maturin|pytest) ' || true
+
+manifest="examples/python/Cargo.toml"
+step "checking the extension: cargo fmt --check, cargo clippy -D warnings"
+cargo fmt --manifest-path "$manifest" --check
+cargo clippy --quiet --manifest-path "$manifest" --all-targets -- -D warnings
+
+step "building the extension: maturin develop --release"
+maturin develop --release --manifest-path "$manifest"
+
+step "running pytest tests/python $*"
+python -m pytest tests/python "$@"
