@@ -66,14 +66,18 @@ def median_ns(home, group, bench_id):
     return min(medians)
 
 
-def line(name, ours, peer_label, peer, target):
+def instructions(n):
+    return f"{n:.1f} Ir"
+
+
+def line(name, ours, peer_label, peer, target, unit=fmt_time):
     ratio = ours / peer
     if target is None:
         verdict, counted = "(no target) info", None
     else:
         counted = ratio <= target
         verdict = f"(target <= {target:g}x) {'ok' if counted else 'MISS'}"
-    print(f"{name}: ours {fmt_time(ours)} vs {peer_label} {fmt_time(peer)} = {ratio:.2f}x {verdict}")
+    print(f"{name}: ours {unit(ours)} vs {peer_label} {unit(peer)} = {ratio:.2f}x {verdict}")
     return counted
 
 

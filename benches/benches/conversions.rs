@@ -1,17 +1,16 @@
 //! Derived dtype/device conversions against the same enum's hand-written `match` and against
 //! dlpark 0.10's `DLDataType`/`DLDevice`, over the same shuffled stream, in one run.
 //!
-//! One iteration converts [`STREAM_LEN`] values and folds them into a checksum; the report
-//! divides by the stream length. Groups: `dtype_to_dlpack`, `dtype_from_dlpack`,
-//! `device_to_dlpack`, `device_from_dlpack`; functions: `derived`, `hand`, `dlpark`.
-
-use std::hint::black_box;
+//! One iteration converts [`STREAM_LEN`] values, each result handed to `black_box`
+//! ([`convert_each`]); the report divides by the stream length. Groups: `dtype_to_dlpack`,
+//! `dtype_from_dlpack`, `device_to_dlpack`, `device_from_dlpack`; functions: `derived`,
+//! `hand`, `dlpark`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dlpack_benches::data_type::{self, HandDType};
 use dlpack_benches::derived::{DType, Dev};
 use dlpack_benches::device::{self, HandDevice};
-use dlpack_benches::stream::STREAM_LEN;
+use dlpack_benches::stream::{STREAM_LEN, convert_each};
 use dlpack_core::{DlpackDataType, DlpackDevice};
 
 const SEED: u64 = 0x00d1_9ac6;
@@ -25,50 +24,26 @@ fn dtype(c: &mut Criterion) {
     let mut g = c.benchmark_group("dtype_to_dlpack");
     g.throughput(Throughput::Elements(STREAM_LEN as u64));
     g.bench_function("derived", |b| {
-        b.iter(|| {
-            black_box(&derived).iter().fold(0, |acc, v| {
-                data_type::fold_data_type(acc, v.dlpack_data_type())
-            })
-        })
+        b.iter(|| convert_each(&derived, DType::dlpack_data_type))
     });
     g.bench_function("hand", |b| {
-        b.iter(|| {
-            black_box(&hand).iter().fold(0, |acc, v| {
-                data_type::fold_data_type(acc, v.dlpack_data_type())
-            })
-        })
+        b.iter(|| convert_each(&hand, HandDType::dlpack_data_type))
     });
     g.bench_function("dlpark", |b| {
-        b.iter(|| {
-            black_box(&hand).iter().fold(0, |acc, &v| {
-                data_type::fold_park_data_type(acc, data_type::to_dlpark(v))
-            })
-        })
+        b.iter(|| convert_each(&hand, |&v| data_type::to_dlpark(v)))
     });
     g.finish();
 
     let mut g = c.benchmark_group("dtype_from_dlpack");
     g.throughput(Throughput::Elements(STREAM_LEN as u64));
     g.bench_function("derived", |b| {
-        b.iter(|| {
-            black_box(&values).iter().fold(0, |acc, &dt| {
-                data_type::fold_variant(acc, DType::from_dlpack_data_type(dt).ok())
-            })
-        })
+        b.iter(|| convert_each(&values, |&dt| DType::from_dlpack_data_type(dt)))
     });
     g.bench_function("hand", |b| {
-        b.iter(|| {
-            black_box(&values).iter().fold(0, |acc, &dt| {
-                data_type::fold_variant(acc, HandDType::from_dlpack_data_type(dt).ok())
-            })
-        })
+        b.iter(|| convert_each(&values, |&dt| HandDType::from_dlpack_data_type(dt)))
     });
     g.bench_function("dlpark", |b| {
-        b.iter(|| {
-            black_box(&park_values).iter().fold(0, |acc, &dt| {
-                data_type::fold_variant(acc, data_type::from_dlpark(dt))
-            })
-        })
+        b.iter(|| convert_each(&park_values, |&dt| data_type::from_dlpark(dt)))
     });
     g.finish();
 }
@@ -82,50 +57,26 @@ fn device(c: &mut Criterion) {
     let mut g = c.benchmark_group("device_to_dlpack");
     g.throughput(Throughput::Elements(STREAM_LEN as u64));
     g.bench_function("derived", |b| {
-        b.iter(|| {
-            black_box(&derived)
-                .iter()
-                .fold(0, |acc, v| device::fold_device(acc, v.dlpack_device()))
-        })
+        b.iter(|| convert_each(&derived, Dev::dlpack_device))
     });
     g.bench_function("hand", |b| {
-        b.iter(|| {
-            black_box(&hand)
-                .iter()
-                .fold(0, |acc, v| device::fold_device(acc, v.dlpack_device()))
-        })
+        b.iter(|| convert_each(&hand, HandDevice::dlpack_device))
     });
     g.bench_function("dlpark", |b| {
-        b.iter(|| {
-            black_box(&hand).iter().fold(0, |acc, &v| {
-                device::fold_park_device(acc, device::to_dlpark(v))
-            })
-        })
+        b.iter(|| convert_each(&hand, |&v| device::to_dlpark(v)))
     });
     g.finish();
 
     let mut g = c.benchmark_group("device_from_dlpack");
     g.throughput(Throughput::Elements(STREAM_LEN as u64));
     g.bench_function("derived", |b| {
-        b.iter(|| {
-            black_box(&values).iter().fold(0, |acc, &d| {
-                device::fold_tag(acc, Dev::from_dlpack_device(d).ok().map(|v| v.tag()))
-            })
-        })
+        b.iter(|| convert_each(&values, |&d| Dev::from_dlpack_device(d)))
     });
     g.bench_function("hand", |b| {
-        b.iter(|| {
-            black_box(&values).iter().fold(0, |acc, &d| {
-                device::fold_tag(acc, HandDevice::from_dlpack_device(d).ok().map(|v| v.tag()))
-            })
-        })
+        b.iter(|| convert_each(&values, |&d| HandDevice::from_dlpack_device(d)))
     });
     g.bench_function("dlpark", |b| {
-        b.iter(|| {
-            black_box(&park_values).iter().fold(0, |acc, &d| {
-                device::fold_tag(acc, device::from_dlpark(d).map(|v| v.tag()))
-            })
-        })
+        b.iter(|| convert_each(&park_values, |&d| device::from_dlpark(d)))
     });
     g.finish();
 }

@@ -37,7 +37,7 @@ def main():
 
     results = []
     shape = (8, 8)
-    ours = dlpack_demo.zeros(shape, dtype=dlpack_demo.float32)
+    ours = dlpack_demo.empty(shape, dlpack_demo.float32)
     theirs = numpy.zeros(shape, dtype=numpy.float32)
     # Both must work and agree before they are timed.
     assert numpy.from_dlpack(ours).shape == numpy.from_dlpack(theirs).shape == shape

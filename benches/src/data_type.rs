@@ -97,41 +97,6 @@ fn unsupported(data_type: DataType) -> Error {
     }
 }
 
-/// A cheap fold of a conversion result into a checksum, the same for every side, so the
-/// optimiser must compute each result and cannot drop the loop.
-#[inline(always)]
-pub fn fold_data_type(acc: u64, data_type: Result<DataType, Error>) -> u64 {
-    match data_type {
-        Ok(dt) => acc.rotate_left(5).wrapping_add(
-            u64::from(dt.code.0) | u64::from(dt.bits) << 8 | u64::from(dt.lanes) << 16,
-        ),
-        Err(_) => acc.wrapping_add(0xdead),
-    }
-}
-
-/// [`fold_data_type`] for dlpark's `DLDataType`.
-#[inline(always)]
-pub fn fold_park_data_type(acc: u64, dt: ParkDataType) -> u64 {
-    acc.rotate_left(5)
-        .wrapping_add(u64::from(dt.code.0) | u64::from(dt.bits) << 8 | u64::from(dt.lanes) << 16)
-}
-
-/// Folds a variant (its discriminant) into a checksum.
-#[inline(always)]
-pub fn fold_variant<T: Copy + Into<u8>>(acc: u64, variant: Option<T>) -> u64 {
-    match variant {
-        Some(v) => acc.rotate_left(5).wrapping_add(u64::from(v.into())),
-        None => acc.wrapping_add(0xdead),
-    }
-}
-
-impl From<HandDType> for u8 {
-    #[inline(always)]
-    fn from(value: HandDType) -> u8 {
-        value as u8
-    }
-}
-
 /// A shuffled stream of every variant.
 pub fn variant_stream(seed: u64) -> Vec<HandDType> {
     crate::stream::shuffled(HandDType::ALL, crate::stream::STREAM_LEN, seed)

@@ -77,13 +77,6 @@ impl DType {
     }
 }
 
-impl From<DType> for u8 {
-    #[inline(always)]
-    fn from(value: DType) -> u8 {
-        value as u8
-    }
-}
-
 /// The benchmark's device enum, derived: 9 unit variants and 7 that carry a `usize` id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, DlpackDevice)]
 #[allow(missing_docs)]

@@ -32,8 +32,8 @@ macro_rules! hand_device {
                 out
             }
 
-            /// The variant's device type code and its id (0 for a unit variant): what the
-            /// benchmarks fold into their checksum.
+            /// The variant's device type code and its id (0 for a unit variant), to compare
+            /// it with the derived enum's value in tests.
             #[inline(always)]
             pub fn tag(&self) -> (i32, usize) {
                 match *self {
@@ -143,39 +143,6 @@ fn unsupported(device: Device) -> Error {
         core::any::type_name::<HandDevice>(),
         SUPPORTED.iter().map(|t| t.0).collect::<Vec<_>>()
     ))
-}
-
-/// Folds a device into a checksum.
-#[inline(always)]
-pub fn fold_device(acc: u64, device: Result<Device, Error>) -> u64 {
-    match device {
-        Ok(d) => acc
-            .rotate_left(5)
-            .wrapping_add((d.device_type.0 as u32 as u64) << 32 | d.device_id as u32 as u64),
-        Err(_) => acc.wrapping_add(0xdead),
-    }
-}
-
-/// [`fold_device`] for dlpark's `DLDevice`.
-#[inline(always)]
-pub fn fold_park_device(acc: u64, device: Option<ParkDevice>) -> u64 {
-    match device {
-        Some(d) => acc
-            .rotate_left(5)
-            .wrapping_add(u64::from(d.device_type.0) << 32 | d.device_id as u32 as u64),
-        None => acc.wrapping_add(0xdead),
-    }
-}
-
-/// Folds a variant's tag into a checksum.
-#[inline(always)]
-pub fn fold_tag(acc: u64, tag: Option<(i32, usize)>) -> u64 {
-    match tag {
-        Some((n, id)) => acc
-            .rotate_left(5)
-            .wrapping_add((n as u32 as u64) << 32 | id as u64),
-        None => acc.wrapping_add(0xdead),
-    }
 }
 
 /// A shuffled stream of [`HandDevice::samples`].

@@ -43,3 +43,15 @@ impl XorShift {
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 }
+
+/// Applies `convert` to every value of `stream` and hands each result to [`black_box`], so
+/// the optimiser must compute and store every result but cannot fuse the conversion with
+/// whatever uses it: the loop every conversion benchmark times, on both sides.
+///
+/// [`black_box`]: core::hint::black_box
+#[inline(always)]
+pub fn convert_each<T, R>(stream: &[T], convert: impl Fn(&T) -> R) {
+    for value in core::hint::black_box(stream) {
+        core::hint::black_box(convert(value));
+    }
+}
