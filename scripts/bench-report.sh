@@ -10,8 +10,8 @@
 # The benches are built first (not counted in the run time); the run itself takes about a
 # minute and a half on a 2-core machine. Criterion's own output goes to
 # target/bench-report/criterion.log. Settings: BENCH_WARM_UP and BENCH_MEASURE (seconds per
-# benchmark and round, default 0.2 and 0.8), BENCH_ROUNDS_CONVERSIONS and BENCH_ROUNDS_TENSOR
-# (default 3 and 2), BENCH_PYTHON (default .venv/bin/python; the Python lines are skipped, with
+# benchmark and round, default 0.2 and 0.5), BENCH_ROUNDS_CONVERSIONS and BENCH_ROUNDS_TENSOR
+# (default 3 each), BENCH_PYTHON (default .venv/bin/python; the Python lines are skipped, with
 # the reason, when it or the dlpack_demo module is missing).
 #
 # Exit status: 0 when every target is met, 1 when one is missed, 2 when something failed.
@@ -22,9 +22,9 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 export CRITERION_HOME="$OUT/criterion"
 WARM="${BENCH_WARM_UP:-0.2}"
-MEAS="${BENCH_MEASURE:-0.8}"
+MEAS="${BENCH_MEASURE:-0.5}"
 ROUNDS_CONVERSIONS="${BENCH_ROUNDS_CONVERSIONS:-3}"
-ROUNDS_TENSOR="${BENCH_ROUNDS_TENSOR:-2}"
+ROUNDS_TENSOR="${BENCH_ROUNDS_TENSOR:-3}"
 PY="${BENCH_PYTHON:-$PWD/.venv/bin/python}"
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -40,9 +40,11 @@ start=$SECONDS
 # the rounds. Load from other processes only ever adds time, so the least median is the
 # closest to the code's own cost, and both sides of a comparison get the same chances.
 run_rounds() { # bench rounds
-  local r
+  local r reverse
   for r in $(seq 1 "$2"); do
-    if ! cargo bench -p dlpack-benches --bench "$1" -- --warm-up-time "$WARM" \
+    # Every other round runs the peer's side of each pair first.
+    reverse=$([ $((r % 2)) = 0 ] && echo 1 || echo "")
+    if ! DLPACK_BENCH_REVERSE=$reverse cargo bench -p dlpack-benches --bench "$1" -- --warm-up-time "$WARM" \
       --measurement-time "$MEAS" --nresamples 2000 --noplot --save-baseline "round$r" \
       >>"$OUT/criterion.log" 2>&1; then
       tail -n 30 "$OUT/criterion.log"

@@ -6,14 +6,29 @@
 //! `dtype_from_dlpack`, `device_to_dlpack`, `device_from_dlpack`; functions: `derived`,
 //! `hand`, `dlpark`.
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{Bencher, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use dlpack_benches::data_type::{self, HandDType};
 use dlpack_benches::derived::{DType, Dev};
 use dlpack_benches::device::{self, HandDevice};
-use dlpack_benches::stream::{STREAM_LEN, convert_each};
+use dlpack_benches::stream::{STREAM_LEN, convert_each, reverse_order};
 use dlpack_core::{DlpackDataType, DlpackDevice};
 
 const SEED: u64 = 0x00d1_9ac6;
+
+type Side<'a> = (&'static str, Box<dyn FnMut(&mut Bencher<'_>) + 'a>);
+
+/// Runs one group's sides, in reverse order when the report asks for it.
+fn run_group(mut g: BenchmarkGroup<'_, WallTime>, mut sides: Vec<Side<'_>>) {
+    if reverse_order() {
+        sides.reverse();
+    }
+    g.throughput(Throughput::Elements(STREAM_LEN as u64));
+    for (name, f) in &mut sides {
+        g.bench_function(*name, f);
+    }
+    g.finish();
+}
 
 fn dtype(c: &mut Criterion) {
     let hand = data_type::variant_stream(SEED);
@@ -21,31 +36,47 @@ fn dtype(c: &mut Criterion) {
     let values = data_type::data_type_stream(SEED);
     let park_values = data_type::park_data_type_stream(SEED);
 
-    let mut g = c.benchmark_group("dtype_to_dlpack");
-    g.throughput(Throughput::Elements(STREAM_LEN as u64));
-    g.bench_function("derived", |b| {
-        b.iter(|| convert_each(&derived, DType::dlpack_data_type))
-    });
-    g.bench_function("hand", |b| {
-        b.iter(|| convert_each(&hand, HandDType::dlpack_data_type))
-    });
-    g.bench_function("dlpark", |b| {
-        b.iter(|| convert_each(&hand, |&v| data_type::to_dlpark(v)))
-    });
-    g.finish();
+    run_group(
+        c.benchmark_group("dtype_to_dlpack"),
+        vec![
+            (
+                "derived",
+                Box::new(|b| b.iter(|| convert_each(&derived, DType::dlpack_data_type))),
+            ),
+            (
+                "hand",
+                Box::new(|b| b.iter(|| convert_each(&hand, HandDType::dlpack_data_type))),
+            ),
+            (
+                "dlpark",
+                Box::new(|b| b.iter(|| convert_each(&hand, |&v| data_type::to_dlpark(v)))),
+            ),
+        ],
+    );
 
-    let mut g = c.benchmark_group("dtype_from_dlpack");
-    g.throughput(Throughput::Elements(STREAM_LEN as u64));
-    g.bench_function("derived", |b| {
-        b.iter(|| convert_each(&values, |&dt| DType::from_dlpack_data_type(dt)))
-    });
-    g.bench_function("hand", |b| {
-        b.iter(|| convert_each(&values, |&dt| HandDType::from_dlpack_data_type(dt)))
-    });
-    g.bench_function("dlpark", |b| {
-        b.iter(|| convert_each(&park_values, |&dt| data_type::from_dlpark(dt)))
-    });
-    g.finish();
+    run_group(
+        c.benchmark_group("dtype_from_dlpack"),
+        vec![
+            (
+                "derived",
+                Box::new(|b| {
+                    b.iter(|| convert_each(&values, |&dt| DType::from_dlpack_data_type(dt)))
+                }),
+            ),
+            (
+                "hand",
+                Box::new(|b| {
+                    b.iter(|| convert_each(&values, |&dt| HandDType::from_dlpack_data_type(dt)))
+                }),
+            ),
+            (
+                "dlpark",
+                Box::new(|b| {
+                    b.iter(|| convert_each(&park_values, |&dt| data_type::from_dlpark(dt)))
+                }),
+            ),
+        ],
+    );
 }
 
 fn device(c: &mut Criterion) {
@@ -54,31 +85,43 @@ fn device(c: &mut Criterion) {
     let values = device::device_stream(SEED);
     let park_values = device::park_device_stream(SEED);
 
-    let mut g = c.benchmark_group("device_to_dlpack");
-    g.throughput(Throughput::Elements(STREAM_LEN as u64));
-    g.bench_function("derived", |b| {
-        b.iter(|| convert_each(&derived, Dev::dlpack_device))
-    });
-    g.bench_function("hand", |b| {
-        b.iter(|| convert_each(&hand, HandDevice::dlpack_device))
-    });
-    g.bench_function("dlpark", |b| {
-        b.iter(|| convert_each(&hand, |&v| device::to_dlpark(v)))
-    });
-    g.finish();
+    run_group(
+        c.benchmark_group("device_to_dlpack"),
+        vec![
+            (
+                "derived",
+                Box::new(|b| b.iter(|| convert_each(&derived, Dev::dlpack_device))),
+            ),
+            (
+                "hand",
+                Box::new(|b| b.iter(|| convert_each(&hand, HandDevice::dlpack_device))),
+            ),
+            (
+                "dlpark",
+                Box::new(|b| b.iter(|| convert_each(&hand, |&v| device::to_dlpark(v)))),
+            ),
+        ],
+    );
 
-    let mut g = c.benchmark_group("device_from_dlpack");
-    g.throughput(Throughput::Elements(STREAM_LEN as u64));
-    g.bench_function("derived", |b| {
-        b.iter(|| convert_each(&values, |&d| Dev::from_dlpack_device(d)))
-    });
-    g.bench_function("hand", |b| {
-        b.iter(|| convert_each(&values, |&d| HandDevice::from_dlpack_device(d)))
-    });
-    g.bench_function("dlpark", |b| {
-        b.iter(|| convert_each(&park_values, |&d| device::from_dlpark(d)))
-    });
-    g.finish();
+    run_group(
+        c.benchmark_group("device_from_dlpack"),
+        vec![
+            (
+                "derived",
+                Box::new(|b| b.iter(|| convert_each(&values, |&d| Dev::from_dlpack_device(d)))),
+            ),
+            (
+                "hand",
+                Box::new(|b| {
+                    b.iter(|| convert_each(&values, |&d| HandDevice::from_dlpack_device(d)))
+                }),
+            ),
+            (
+                "dlpark",
+                Box::new(|b| b.iter(|| convert_each(&park_values, |&d| device::from_dlpark(d)))),
+            ),
+        ],
+    );
 }
 
 criterion_group!(benches, dtype, device);

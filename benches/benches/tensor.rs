@@ -3,40 +3,56 @@
 //! - `export/{ours,dlpark}/<rank>`: a `Vec<f32>` of 64 elements (made outside the timed
 //!   region) exported as a versioned DLPack tensor with shape and explicit strides, then
 //!   dropped (deleter, metadata and vector freed).
-//! - `import/{ours,dlpark}/<rank>`: the same foreign tensor (produced once) taken over from its
-//!   raw pointer, validated, viewed as `&[f32]`, and handed back as a raw pointer.
+//! - `import/{ours,dlpark}/<rank>`: the same foreign tensor (dlpark's export, made once) taken
+//!   over from its raw pointer, validated, viewed as `&[f32]`, and handed back as a raw
+//!   pointer.
+//!
+//! With `DLPACK_BENCH_REVERSE` set, dlpark's side of each pair runs first.
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
-use dlpack_benches::tensor::{self, RANKS};
+use dlpack_benches::stream::reverse_order;
+use dlpack_benches::tensor::{self, ParkTensor, RANKS};
+
+/// The two sides in the order this run uses.
+fn sides() -> [&'static str; 2] {
+    if reverse_order() {
+        ["dlpark", "ours"]
+    } else {
+        ["ours", "dlpark"]
+    }
+}
 
 fn export(c: &mut Criterion) {
     let mut g = c.benchmark_group("export");
     for rank in RANKS {
         let shape = tensor::shape(rank);
-        g.bench_with_input(BenchmarkId::new("ours", rank), &shape, |b, shape| {
-            b.iter_batched(
-                tensor::data,
-                |data| {
-                    drop(black_box(
-                        tensor::export_ours(data, black_box(shape)).unwrap(),
-                    ))
-                },
-                BatchSize::SmallInput,
-            )
-        });
-        g.bench_with_input(BenchmarkId::new("dlpark", rank), &shape, |b, shape| {
-            b.iter_batched(
-                tensor::data,
-                |data| {
-                    drop(black_box(
-                        tensor::export_dlpark(data, black_box(shape)).unwrap(),
-                    ))
-                },
-                BatchSize::SmallInput,
-            )
-        });
+        for side in sides() {
+            g.bench_with_input(BenchmarkId::new(side, rank), &shape, |b, shape| {
+                if side == "ours" {
+                    b.iter_batched(
+                        tensor::data,
+                        |data| {
+                            drop(black_box(
+                                tensor::export_ours(data, black_box(shape)).unwrap(),
+                            ))
+                        },
+                        BatchSize::SmallInput,
+                    )
+                } else {
+                    b.iter_batched(
+                        tensor::data,
+                        |data| {
+                            drop(black_box(
+                                tensor::export_dlpark(data, black_box(shape)).unwrap(),
+                            ))
+                        },
+                        BatchSize::SmallInput,
+                    )
+                }
+            });
+        }
     }
     g.finish();
 }
@@ -48,24 +64,28 @@ fn import(c: &mut Criterion) {
         let mut raw = tensor::export_dlpark(tensor::data(), &shape)
             .unwrap()
             .into_raw();
-        g.bench_function(BenchmarkId::new("ours", rank), |b| {
-            b.iter(|| {
-                // SAFETY: `raw` is a live tensor this loop owns; the call hands it back.
-                let (sum, back) = unsafe { tensor::import_ours(black_box(raw).cast()) }.unwrap();
-                raw = back.cast();
-                sum
-            })
-        });
-        g.bench_function(BenchmarkId::new("dlpark", rank), |b| {
-            b.iter(|| {
-                // SAFETY: as above.
-                let (sum, back) = unsafe { tensor::import_dlpark(black_box(raw)) }.unwrap();
-                raw = back;
-                sum
-            })
-        });
+        for side in sides() {
+            g.bench_function(BenchmarkId::new(side, rank), |b| {
+                if side == "ours" {
+                    b.iter(|| {
+                        // SAFETY: `raw` is a live tensor this loop owns; the call hands it back.
+                        let (sum, back) =
+                            unsafe { tensor::import_ours(black_box(raw).cast()) }.unwrap();
+                        raw = back.cast();
+                        sum
+                    })
+                } else {
+                    b.iter(|| {
+                        // SAFETY: as above.
+                        let (sum, back) = unsafe { tensor::import_dlpark(black_box(raw)) }.unwrap();
+                        raw = back;
+                        sum
+                    })
+                }
+            });
+        }
         // SAFETY: `raw` is live and owned here; this drops it exactly once.
-        drop(unsafe { dlpark::Managed::from_raw(raw) }.unwrap());
+        drop(unsafe { ParkTensor::from_raw(raw) }.unwrap());
     }
     g.finish();
 }

@@ -55,3 +55,10 @@ pub fn convert_each<T, R>(stream: &[T], convert: impl Fn(&T) -> R) {
         core::hint::black_box(convert(value));
     }
 }
+
+/// Whether the benches should register their sides in reverse order this run: the report
+/// sets `DLPACK_BENCH_REVERSE` (to anything but the empty string) on every other round, so
+/// neither side always runs first while the machine's load drifts.
+pub fn reverse_order() -> bool {
+    std::env::var_os("DLPACK_BENCH_REVERSE").is_some_and(|v| !v.is_empty())
+}
