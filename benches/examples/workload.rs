@@ -8,7 +8,7 @@
 //!
 //! Arguments: the workload, the rank (tensor workloads; ignored otherwise) and the number of
 //! repetitions. The per-repetition cost is the difference between two repetition counts
-//! divided by their difference (`benches/evidence/instructions.sh` does this). Workloads: the
+//! divided by their difference (`benches/evidence/instructions.py` does this). Workloads: the
 //! loops of `benches/conversions.rs` (`dtype_to_derived`, `dtype_to_hand`, `dtype_to_dlpark`,
 //! and likewise `dtype_from_…`, `device_to_…`, `device_from_…`, one pass over the 4096-value
 //! stream each) and of `benches/tensor.rs` (`export_ours`, `export_dlpark`, which include
