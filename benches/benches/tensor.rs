@@ -1,0 +1,94 @@
+//! Tensor export and import, ours against dlpark 0.10, at ranks 1, 2, 4, 8 and 64, in one run.
+//!
+//! - `export/{ours,dlpark}/<rank>`: a `Vec<f32>` of 64 elements (made outside the timed
+//!   region) exported as a versioned DLPack tensor with shape and explicit strides, then
+//!   dropped (deleter, metadata and vector freed).
+//! - `import/{ours,dlpark}/<rank>`: the same foreign tensor (dlpark's export, made once) taken
+//!   over from its raw pointer, validated, viewed as `&[f32]`, and handed back as a raw
+//!   pointer.
+//!
+//! With `DLPACK_BENCH_REVERSE` set, dlpark's side of each pair runs first.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
+use dlpack_benches::stream::reverse_order;
+use dlpack_benches::tensor::{self, ParkTensor, RANKS};
+
+/// The two sides in the order this run uses.
+fn sides() -> [&'static str; 2] {
+    if reverse_order() {
+        ["dlpark", "ours"]
+    } else {
+        ["ours", "dlpark"]
+    }
+}
+
+fn export(c: &mut Criterion) {
+    let mut g = c.benchmark_group("export");
+    for rank in RANKS {
+        let shape = tensor::shape(rank);
+        for side in sides() {
+            g.bench_with_input(BenchmarkId::new(side, rank), &shape, |b, shape| {
+                if side == "ours" {
+                    b.iter_batched(
+                        tensor::data,
+                        |data| {
+                            drop(black_box(
+                                tensor::export_ours(data, black_box(shape)).unwrap(),
+                            ))
+                        },
+                        BatchSize::SmallInput,
+                    )
+                } else {
+                    b.iter_batched(
+                        tensor::data,
+                        |data| {
+                            drop(black_box(
+                                tensor::export_dlpark(data, black_box(shape)).unwrap(),
+                            ))
+                        },
+                        BatchSize::SmallInput,
+                    )
+                }
+            });
+        }
+    }
+    g.finish();
+}
+
+fn import(c: &mut Criterion) {
+    let mut g = c.benchmark_group("import");
+    for rank in RANKS {
+        let shape = tensor::shape(rank);
+        let mut raw = tensor::export_dlpark(tensor::data(), &shape)
+            .unwrap()
+            .into_raw();
+        for side in sides() {
+            g.bench_function(BenchmarkId::new(side, rank), |b| {
+                if side == "ours" {
+                    b.iter(|| {
+                        // SAFETY: `raw` is a live tensor this loop owns; the call hands it back.
+                        let (sum, back) =
+                            unsafe { tensor::import_ours(black_box(raw).cast()) }.unwrap();
+                        raw = back.cast();
+                        sum
+                    })
+                } else {
+                    b.iter(|| {
+                        // SAFETY: as above.
+                        let (sum, back) = unsafe { tensor::import_dlpark(black_box(raw)) }.unwrap();
+                        raw = back;
+                        sum
+                    })
+                }
+            });
+        }
+        // SAFETY: `raw` is live and owned here; this drops it exactly once.
+        drop(unsafe { ParkTensor::from_raw(raw) }.unwrap());
+    }
+    g.finish();
+}
+
+criterion_group!(benches, export, import);
+criterion_main!(benches);

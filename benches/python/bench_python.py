@@ -1,0 +1,93 @@
+"""The Python side of the benchmark report (scripts/bench-report.sh), with `timeit`.
+
+- numpy.from_dlpack(our tensor) against numpy.from_dlpack(a numpy array) of the same shape
+  and dtype: the whole round trip through `__dlpack__` (request parsing, export, capsule,
+  numpy's import), target <= 1.3x.
+- Extracting our DType from a PaddlePaddle dtype (`dlpack_demo.dtype_of(paddle.float16)`):
+  against the bare `paddle.float16.__dlpack_data_type__()` call every consumer has to make,
+  and against TVM FFI reading the same object through the protocol (`testing.echo`).
+  Informative, no target; skipped with the reason when paddle or tvm_ffi is absent.
+
+Each timing is the least over REPEAT runs of NUMBER calls, per call, in nanoseconds.
+Writes a JSON list for benches/report.py: {name, ours_ns, peer, peer_ns, target} or
+{name, skip}.
+
+Usage: python bench_python.py --out results.json [--repeat 15]
+"""
+
+import argparse
+import json
+import timeit
+
+
+def per_call_ns(fn, number, repeat):
+    """The least time per call over `repeat` runs of `number` calls: as the timeit docs
+    advise, the minimum, since other processes only ever add time (the criterion side of the
+    report takes the least median over its rounds for the same reason)."""
+    times = timeit.repeat(fn, number=number, repeat=repeat)
+    return min(times) / number * 1e9
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+
+    import numpy
+    import dlpack_demo
+
+    results = []
+    shape = (8, 8)
+    ours = dlpack_demo.empty(shape, dlpack_demo.float32)
+    theirs = numpy.zeros(shape, dtype=numpy.float32)
+    # Both must work and agree before they are timed.
+    assert numpy.from_dlpack(ours).shape == numpy.from_dlpack(theirs).shape == shape
+    assert numpy.from_dlpack(ours).dtype == numpy.float32
+    results.append({
+        "name": "numpy.from_dlpack(our tensor) (8x8 float32)",
+        "ours_ns": per_call_ns(lambda: numpy.from_dlpack(ours), 20_000, args.repeat),
+        "peer": "numpy.from_dlpack(ndarray)",
+        "peer_ns": per_call_ns(lambda: numpy.from_dlpack(theirs), 20_000, args.repeat),
+        "target": 1.3,
+    })
+
+    name = "our DType from paddle.float16"
+    try:
+        import paddle
+    except Exception as e:  # paddle is optional here, and its import can fail in many ways
+        results.append({"name": name, "skip": f"paddle does not import ({e.__class__.__name__}: {e})"})
+    else:
+        dtype = paddle.float16
+        assert str(dlpack_demo.dtype_of(dtype)) == str(dlpack_demo.float16)
+        ours_ns = per_call_ns(lambda: dlpack_demo.dtype_of(dtype), 50_000, args.repeat)
+        results.append({
+            "name": name,
+            "ours_ns": ours_ns,
+            "peer": "the bare __dlpack_data_type__() call",
+            "peer_ns": per_call_ns(lambda: dtype.__dlpack_data_type__(), 50_000, args.repeat),
+            "target": None,
+        })
+        try:
+            import tvm_ffi
+            echo = tvm_ffi.get_global_func("testing.echo")
+        except Exception as e:
+            results.append({"name": f"{name} vs TVM FFI", "skip": f"tvm_ffi unavailable ({e})"})
+        else:
+            assert str(echo(dtype)) == "float16"
+            results.append({
+                "name": f"{name} vs TVM FFI",
+                "ours_ns": ours_ns,
+                "peer": "tvm_ffi testing.echo(paddle.float16)",
+                "peer_ns": per_call_ns(lambda: echo(dtype), 50_000, args.repeat),
+                "target": None,
+            })
+
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=1)
+    for r in results:
+        print(r)
+
+
+if __name__ == "__main__":
+    main()

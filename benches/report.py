@@ -1,0 +1,119 @@
+"""Summarises a bench-report run: one line per comparison, then `targets: met/total met`.
+
+Reads criterion's estimates (the least median of each benchmark over the rounds the script
+ran, saved as baselines round1, round2, ...) from $CRITERION_HOME and the
+Python timings from a JSON file written by benches/python/bench_python.py, and prints
+
+    <name>: ours <median> vs <peer> <median> = <ratio>x (target <= <t>x) ok|MISS
+
+Comparisons without a target (against dlpark's dtype/device conversions, rank 64 export,
+the paddle dtype extraction) are printed with `(no target) info` and not counted.
+Exit status: 0 when every target is met, 1 when one is missed, 2 when a result is missing.
+
+Usage: python3 benches/report.py CRITERION_HOME [PYTHON_JSON | "skip:<reason>"] [MET TOTAL]
+(MET and TOTAL: targets checked elsewhere, such as allocation counts, added to the last line)
+"""
+
+import json
+import os
+import sys
+
+STREAM_LEN = 4096  # values per iteration in the conversion benches (stream::STREAM_LEN)
+
+# (line name, criterion group, ours id, peer id, peer label, divisor, target or None)
+CRITERION = []
+for group, what in [
+    ("dtype_to_dlpack", "dtype to DLPack"),
+    ("dtype_from_dlpack", "dtype from DLPack"),
+    ("device_to_dlpack", "device to DLPack"),
+    ("device_from_dlpack", "device from DLPack"),
+]:
+    CRITERION.append((f"{what} (derived vs hand-written match)", group, "derived", "hand",
+                      "hand", STREAM_LEN, 1.05))
+for group, what in [
+    ("dtype_to_dlpack", "dtype to DLPack"),
+    ("dtype_from_dlpack", "dtype from DLPack"),
+    ("device_to_dlpack", "device to DLPack"),
+    ("device_from_dlpack", "device from DLPack"),
+]:
+    CRITERION.append((f"{what} (derived vs dlpark types)", group, "derived", "dlpark",
+                      "dlpark", STREAM_LEN, None))
+for rank in (1, 2, 4, 8, 64):
+    CRITERION.append((f"export+drop rank {rank}", "export", f"ours/{rank}", f"dlpark/{rank}",
+                      "dlpark", 1, 0.8 if rank <= 8 else None))
+for rank in (1, 2, 4, 8, 64):
+    CRITERION.append((f"import+validate+slice rank {rank}", "import", f"ours/{rank}",
+                      f"dlpark/{rank}", "dlpark", 1, 1.0))
+
+
+def fmt_time(ns):
+    if ns < 1_000:
+        return f"{ns:.2f} ns"
+    if ns < 1_000_000:
+        return f"{ns / 1_000:.2f} us"
+    return f"{ns / 1_000_000:.2f} ms"
+
+
+def median_ns(home, group, bench_id):
+    """The least median over the rounds (criterion baselines `round1`, `round2`, ...)."""
+    folder = os.path.join(home, group, *bench_id.split("/"))
+    rounds = sorted(d for d in os.listdir(folder) if d.startswith("round"))
+    if not rounds:
+        raise OSError(f"no rounds in {folder}")
+    medians = []
+    for r in rounds:
+        with open(os.path.join(folder, r, "estimates.json")) as f:
+            medians.append(json.load(f)["median"]["point_estimate"])
+    return min(medians)
+
+
+def instructions(n):
+    return f"{n:.1f} Ir"
+
+
+def line(name, ours, peer_label, peer, target, unit=fmt_time):
+    ratio = ours / peer
+    if target is None:
+        verdict, counted = "(no target) info", None
+    else:
+        counted = ratio <= target
+        verdict = f"(target <= {target:g}x) {'ok' if counted else 'MISS'}"
+    print(f"{name}: ours {unit(ours)} vs {peer_label} {unit(peer)} = {ratio:.2f}x {verdict}")
+    return counted
+
+
+def main():
+    home = sys.argv[1]
+    python = sys.argv[2] if len(sys.argv) > 2 else "skip:no Python results given"
+    results, missing = [], []
+    for name, group, ours_id, peer_id, peer_label, div, target in CRITERION:
+        try:
+            ours = median_ns(home, group, ours_id) / div
+            peer = median_ns(home, group, peer_id) / div
+        except (OSError, KeyError, ValueError) as e:
+            missing.append(f"{name}: no result ({e})")
+            continue
+        results.append(line(name, ours, peer_label, peer, target))
+    if python.startswith("skip:"):
+        print(f"python comparisons skipped: {python[5:]}")
+    else:
+        with open(python) as f:
+            for r in json.load(f):
+                if "skip" in r:
+                    print(f"{r['name']}: skipped: {r['skip']}")
+                    continue
+                results.append(line(r["name"], r["ours_ns"], r["peer"], r["peer_ns"],
+                                    r.get("target")))
+    for m in missing:
+        print(m)
+    counted = [r for r in results if r is not None]
+    extra_met, extra_total = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (0, 0)
+    met, total = sum(counted) + extra_met, len(counted) + extra_total
+    print(f"targets: {met}/{total} met")
+    if missing:
+        return 2
+    return 0 if met == total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

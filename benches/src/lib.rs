@@ -1,0 +1,42 @@
+//! Benchmarks of `dlpack-core` and `dlpack-derive`, side by side with the code they replace.
+//!
+//! This unpublished package holds the fixtures the criterion benches (`benches/`), the
+//! allocation tests (`tests/`) and `scripts/bench-report.sh` share, so that every comparison
+//! measures the same enum, the same stream of values and the same tensor on both sides:
+//!
+//! | comparison                 | ours                                 | peer                                      |
+//! |----------------------------|--------------------------------------|-------------------------------------------|
+//! | dtype to / from DLPack     | `#[derive(DlpackDataType)]` enum     | the same enum with a hand-written `match`; dlpark's `DLDataType` |
+//! | device to / from DLPack    | `#[derive(DlpackDevice)]` enum       | the same enum with a hand-written `match`; dlpark's `DLDevice`   |
+//! | export a tensor and drop it| `ManagedTensor::from_vec`            | dlpark 0.10 `Dynamic::compact` + boxed `Vec` |
+//! | import, validate, slice    | `ManagedTensor::from_raw` + `view` + `as_slice` | dlpark `Managed::from_raw` + `validate` + `cpu_slice` |
+//!
+//! The targets (DESIGN.md, "Performance"): derived conversions within 1.05× of the
+//! hand-written match and allocation-free; export at most one heap allocation and at most 0.8×
+//! dlpark's time at ranks 1–8; import and validation at most 1.0× dlpark.
+//!
+//! # Method
+//!
+//! - Conversions run over a shuffled stream of 4096 values ([`stream`]), so the branch
+//!   predictor cannot learn the answer, and every result goes to `black_box`
+//!   ([`stream::convert_each`]): the optimiser must compute each one but cannot fuse the
+//!   conversion with the benchmark's own code (a checksum folded over the results let LLVM merge
+//!   a second jump table into the conversion's, on one side and not the other).
+//! - The hand-written baselines are what a careful author writes: `#[inline]`, consts for the
+//!   values, cold error paths, the derive's semantics (range-checked ids, exact matches).
+//! - Tensors hold 64 `f32` at every rank; the vector is made outside the timed region and
+//!   freed inside it, on both sides. Both importers read the same foreign tensor (dlpark's).
+//! - `scripts/bench-report.sh` runs each bench in three rounds, the peer first on every other
+//!   round (`DLPACK_BENCH_REVERSE`, [`stream::reverse_order`]), and takes each benchmark's
+//!   least median: on a shared machine load only ever adds time.
+//! - Instruction counts, which do not move with the load, come from
+//!   `benches/evidence/instructions.py` (callgrind over `examples/workload.rs`); the constant
+//!   folding of unit variants from `benches/evidence/check-fold.sh` (the release assembly of
+//!   [`fold`] and `examples/fold_downstream.rs`).
+
+pub mod data_type;
+pub mod derived;
+pub mod device;
+pub mod fold;
+pub mod stream;
+pub mod tensor;

@@ -1,0 +1,64 @@
+//! The derived and hand-written sides of each comparison compute the same function, so the
+//! benchmarks compare like with like: the same values for every input of the streams, and an
+//! error on both sides for what the enums do not support.
+
+use dlpack_benches::data_type::{self, HandDType};
+use dlpack_benches::derived::{DType, Dev};
+use dlpack_benches::device::{self, HandDevice};
+use dlpack_core::ffi::{DLDataTypeCode, DLDeviceType};
+use dlpack_core::{DataType, Device, DlpackDataType, DlpackDevice};
+
+#[test]
+fn data_types_agree() {
+    for &hand in HandDType::ALL {
+        let derived = DType::from_hand(hand);
+        let dt = hand.dlpack_data_type().unwrap();
+        assert_eq!(derived.dlpack_data_type(), Ok(dt), "{hand:?}");
+        assert_eq!(DType::from_dlpack_data_type(dt), Ok(derived));
+        assert_eq!(HandDType::from_dlpack_data_type(dt), Ok(hand));
+        // dlpark's side names the same triple.
+        let park = data_type::to_dlpark(hand);
+        assert_eq!(
+            (park.code.0, park.bits, park.lanes),
+            (dt.code.0, dt.bits, dt.lanes)
+        );
+        assert_eq!(data_type::from_dlpark(park), Some(hand));
+    }
+    for unsupported in [
+        DataType::FLOAT8_E3M4,
+        DataType::F32.with_lanes(4),
+        DataType::new(DLDataTypeCode(200), 8, 1),
+    ] {
+        assert!(DType::from_dlpack_data_type(unsupported).is_err());
+        assert!(HandDType::from_dlpack_data_type(unsupported).is_err());
+    }
+}
+
+#[test]
+fn devices_agree() {
+    for hand in HandDevice::samples() {
+        let derived = Dev::from_hand(hand);
+        let d = hand.dlpack_device().unwrap();
+        assert_eq!(derived.dlpack_device(), Ok(d), "{hand:?}");
+        assert_eq!(Dev::from_dlpack_device(d).unwrap().tag(), hand.tag());
+        assert_eq!(HandDevice::from_dlpack_device(d), Ok(hand));
+        let park = device::to_dlpark(hand).unwrap();
+        assert_eq!(device::from_dlpark(park), Some(hand));
+    }
+    // A host-side kind ignores the id, on both sides.
+    let pinned = Device::new(DLDeviceType::CUDA_HOST, 5);
+    assert_eq!(Dev::from_dlpack_device(pinned), Ok(Dev::CudaHost));
+    assert_eq!(
+        HandDevice::from_dlpack_device(pinned),
+        Ok(HandDevice::CudaHost)
+    );
+    // Ids are range-checked both ways, never wrapped.
+    for bad in [Device::cuda(-1), Device::new(DLDeviceType::TPU, 0)] {
+        assert!(Dev::from_dlpack_device(bad).is_err(), "{bad:?}");
+        assert!(HandDevice::from_dlpack_device(bad).is_err(), "{bad:?}");
+    }
+    let too_big = usize::try_from(i64::from(i32::MAX) + 1).unwrap();
+    assert!(Dev::Cuda(too_big).dlpack_device().is_err());
+    assert!(HandDevice::Cuda(too_big).dlpack_device().is_err());
+    assert_eq!(device::to_dlpark(HandDevice::Cuda(too_big)), None);
+}
