@@ -261,4 +261,15 @@ pub use tensor::{MAX_VERSION, capsule_tensor, from_dlpack, legacy_capsule, versi
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name
 /// it through this re-export.
+///
+/// ```
+/// use dlpack_core::python::pyo3::prelude::*;
+///
+/// # dlpack_core::python::pyo3::Python::initialize();
+/// Python::attach(|py| {
+///     // The interpreter this build links, 3.9 or newer.
+///     let version = py.version_info();
+///     assert!((version.major, version.minor) >= (3, 9));
+/// });
+/// ```
 pub use pyo3;

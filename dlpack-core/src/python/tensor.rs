@@ -19,6 +19,25 @@ use crate::{LegacyManagedTensor, ManagedTensor};
 
 /// Wraps a versioned tensor in a `"dltensor_versioned"` capsule that owns it: a consumer takes
 /// it (and renames the capsule), or the capsule's destructor frees it, exactly once.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{VERSIONED, capsule_tensor, versioned_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let tensor = ManagedTensor::from_vec(vec![1.0_f64, 2.0], &[2])?;
+///     let capsule = versioned_capsule(py, tensor)?;
+///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
+///     // What `numpy.from_dlpack` does with it, in Rust:
+///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<f64>()?, [1.0, 2.0]);
+///     // An unconsumed capsule frees its tensor when Python collects it.
+///     drop(versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 4], &[4])?)?);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn versioned_capsule(py: Python<'_>, tensor: ManagedTensor) -> PyResult<Bound<'_, PyCapsule>> {
     let raw = tensor.into_raw();
     let Some(raw) = NonNull::new(raw) else {
@@ -29,6 +48,23 @@ pub fn versioned_capsule(py: Python<'_>, tensor: ManagedTensor) -> PyResult<Boun
 }
 
 /// Wraps a legacy tensor in a `"dltensor"` capsule that owns it; see [`versioned_capsule`].
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{LEGACY, capsule_tensor, legacy_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     // For a consumer from before DLPack 1.0 (`__dlpack__()` without `max_version`).
+///     let tensor = ManagedTensor::from_vec(vec![3_u32, 4], &[2])?.into_legacy()?;
+///     let capsule = legacy_capsule(py, tensor)?;
+///     assert!(capsule.is_valid_checked(Some(LEGACY)));
+///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<u32>()?, [3, 4]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn legacy_capsule(
     py: Python<'_>,
     tensor: LegacyManagedTensor,
@@ -50,6 +86,41 @@ impl DlpackRequest {
     /// refused with a `BufferError` there (export a writable copy instead, as
     /// [`plan`](Self::plan) decides). `IS_COPIED` is dropped, as the legacy struct has no
     /// flags.
+    ///
+    /// ```
+    /// use dlpack_core::python::{DlpackRequest, LEGACY, VERSIONED, capsule_tensor};
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    /// use pyo3::prelude::*;
+    ///
+    /// /// Four bytes, read-only when `frozen`.
+    /// struct Bytes { data: Vec<u8>, shape: [usize; 1], frozen: bool }
+    ///
+    /// // SAFETY: the Vec's elements stay put while the owner lives; the description never changes.
+    /// unsafe impl TensorOwner for Bytes {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         let parts = TensorParts::host(self.data.as_mut_ptr(), &self.shape[..]);
+    ///         if self.frozen { parts.read_only() } else { parts }
+    ///     }
+    /// }
+    /// let bytes = |frozen| Bytes { data: vec![1, 2, 3, 4], shape: [4], frozen };
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let version = (1, 3).into_pyobject(py)?;
+    ///     let versioned = DlpackRequest::new(None, Some(version.as_any()), None, None)?;
+    ///     let capsule = versioned.capsule(py, bytes(true))?;
+    ///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
+    ///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<u8>()?, [1, 2, 3, 4]);
+    ///
+    ///     let capsule = DlpackRequest::LEGACY.capsule(py, bytes(false))?;
+    ///     assert!(capsule.is_valid_checked(Some(LEGACY)));
+    ///     // The legacy struct cannot say READ_ONLY: refused (plan a copy instead).
+    ///     let err = DlpackRequest::LEGACY.capsule(py, bytes(true)).unwrap_err();
+    ///     assert!(err.is_instance_of::<pyo3::exceptions::PyBufferError>(py));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     pub fn capsule<'py, O: TensorOwner>(
         &self,
         py: Python<'py>,
@@ -122,6 +193,29 @@ pub fn capsule_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor>
 }
 
 /// The DLPack version this consumer asks for: `max_version=(1, 3)`.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{MAX_VERSION, from_dlpack, versioned_capsule};
+/// use pyo3::prelude::*;
+///
+/// assert_eq!((MAX_VERSION.major, MAX_VERSION.minor), (1, 3));
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let globals = pyo3::types::PyDict::new(py);
+///     py.run(
+///         c"class P:\n    def __init__(self, c): self.c = c\n    def __dlpack__(self, max_version=None):\n        self.asked = max_version\n        return self.c",
+///         Some(&globals),
+///         None,
+///     )?;
+///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i8], &[1])?)?;
+///     let producer = globals.get_item("P")?.unwrap().call1((capsule,))?;
+///     from_dlpack(&producer, None, None)?;
+///     assert_eq!(producer.getattr("asked")?.extract::<(u32, u32)>()?, (MAX_VERSION.major, MAX_VERSION.minor));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub const MAX_VERSION: DLPackVersion = DLPackVersion::CURRENT;
 
 /// `from_dlpack(obj, device=None, copy=None)` of the array API standard, for a consumer in
