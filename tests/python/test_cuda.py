@@ -192,6 +192,13 @@ def test_empty_fill_and_read_back(gpu, dtype, value):
     assert c.tolist() == [[value] * 3] * 2
 
 
+def test_empty_tensors(gpu):
+    t = dlpack_demo.empty((0, 3), dtype="float64", device=gpu)
+    t.fill(1.0)
+    assert t.tolist() == [] and t.clone().tolist() == []
+    assert dlpack_demo.from_dlpack(t, device="cpu").tolist() == []
+
+
 def test_stream_argument(gpu):
     t = dlpack_demo.empty((N,), dtype="float32", device=gpu)
     t.fill(2.0)

@@ -224,7 +224,8 @@ impl DlpackRequest {
     ///   only `None` on the CPU, and `-1` ("do not synchronise") asks for nothing a CPU
     ///   producer would do, so it is accepted too. For CUDA and ROCm tensors every stream
     ///   value [`new`](Self::new) accepted passes: making the producer's work visible on that
-    ///   stream is the job of the caller (the CUDA backend), before it returns the capsule.
+    ///   stream is the job of the caller, before it returns the capsule (with feature `cuda`,
+    ///   `cuda_capsule` plans, synchronises and makes the capsule in one call).
     /// - `BufferError` for `dl_device` on another device when `copy=False`, or when
     ///   `can_copy_to` refuses the device; and for `copy=True` when `can_copy_to(current)`
     ///   refuses.

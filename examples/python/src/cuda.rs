@@ -100,6 +100,9 @@ pub unsafe fn fill(
     pattern: &[u8],
 ) -> PyResult<()> {
     let itemsize = pattern.len();
+    if count == 0 {
+        return Ok(());
+    }
     let check = |result: sys::CUresult| -> PyResult<()> {
         Ok(result.result().map_err(dlpack_core::Error::from)?)
     };
