@@ -5,8 +5,11 @@
 #   scripts/python-tests.sh [pytest arguments...]
 #
 # Environment:
-#   PYTHON        the interpreter to build the venv with (default: python3, 3.9 or newer)
-#   DLPACK_VENV   the venv to create or reuse (default: .venv at the repository root)
+#   PYTHON                the interpreter to build the venv with (default: python3, 3.9 or newer)
+#   DLPACK_VENV           the venv to create or reuse (default: .venv at the repository root)
+#   DLPACK_DEMO_FEATURES  cargo features of the extension (default: none; `cuda` builds the CUDA
+#                         tensors, which builds and passes on machines without a GPU too: the
+#                         tests of tests/python/test_cuda.py that need one skip with the reason)
 #
 # The first run downloads the peers (PaddlePaddle's CPU wheel is ~195 MB); later runs reuse the
 # venv and only rebuild the extension. Exits non-zero if any step fails.
@@ -41,12 +44,14 @@ python -m pip list --disable-pip-version-check 2>/dev/null |
   grep -Ei '^(numpy|paddlepaddle|apache-tvm-ffi|maturin|pytest) ' || true
 
 manifest="examples/python/Cargo.toml"
-step "checking the extension: cargo fmt --check, cargo clippy -D warnings"
+features="${DLPACK_DEMO_FEATURES:-}"
+step "checking the extension: cargo fmt --check, cargo clippy -D warnings (without and with cuda)"
 cargo fmt --manifest-path "$manifest" --check
 cargo clippy --quiet --manifest-path "$manifest" --all-targets -- -D warnings
+cargo clippy --quiet --manifest-path "$manifest" --all-targets --features cuda -- -D warnings
 
-step "building the extension: maturin develop --release"
-maturin develop --release --manifest-path "$manifest"
+step "building the extension: maturin develop --release${features:+ --features $features}"
+maturin develop --release --manifest-path "$manifest" ${features:+--features "$features"}
 
 step "running pytest tests/python $*"
 python -m pytest tests/python "$@"

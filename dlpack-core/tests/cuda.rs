@@ -6,15 +6,13 @@
 
 mod support;
 
-use std::ffi::c_void;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::Arc;
 
-use dlpack_core::cuda::cudarc::driver::{CudaStream, result};
 use dlpack_core::cuda::{
     self, CudaError, StreamArg, Synced, cuda_device_info, cuda_devices, try_cuda_devices,
 };
 use dlpack_core::{Device, Error};
-use support::{gpu, stream};
+use support::{Gate, gpu, stream};
 
 #[test]
 fn without_a_driver_every_entry_point_errors() {
@@ -110,46 +108,6 @@ fn gpu_sync_for_consumer_waits_only_when_streams_differ() {
     let same = unsafe { cuda::sync_for_consumer(&legacy, StreamArg::LegacyDefault) };
     assert_eq!(same, Ok(Synced::SameStream));
     consumer.synchronize().expect("consumer stream");
-}
-
-/// A gate a stream can be held at: a host function enqueued on the stream blocks until the
-/// test opens it, so everything queued after it on that stream, and everything made to wait
-/// for it, is certainly not done until then. No timing is involved.
-#[derive(Default)]
-struct Gate {
-    open: Mutex<bool>,
-    opened: Condvar,
-}
-
-impl Gate {
-    /// Holds `stream` at this gate.
-    fn hold(self: &Arc<Self>, stream: &CudaStream) {
-        unsafe extern "C" fn wait(data: *mut c_void) {
-            // SAFETY: `data` is the `Gate` that `hold` leaked a strong count of; `open`
-            // takes that count back after the stream has passed the gate.
-            let gate = unsafe { &*data.cast::<Gate>() };
-            let mut open = gate.open.lock().unwrap_or_else(PoisonError::into_inner);
-            while !*open {
-                open = gate
-                    .opened
-                    .wait(open)
-                    .unwrap_or_else(PoisonError::into_inner);
-            }
-        }
-        let data = Arc::into_raw(Arc::clone(self)).cast_mut().cast::<c_void>();
-        // SAFETY: `wait` calls no CUDA function, and `data` stays valid until `open`.
-        unsafe { result::stream::launch_host_function(stream.cu_stream(), wait, data) }
-            .expect("cuLaunchHostFunc");
-    }
-
-    /// Opens the gate and waits for `stream` to pass it.
-    fn open(self: &Arc<Self>, stream: &CudaStream) {
-        *self.open.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        self.opened.notify_all();
-        stream.synchronize().expect("producer stream");
-        // SAFETY: the strong count `hold` leaked; the host function has returned.
-        drop(unsafe { Arc::from_raw(Arc::as_ptr(self)) });
-    }
 }
 
 #[test]

@@ -22,13 +22,77 @@ use pyo3::types::PyCapsule;
 use super::protocol::repr;
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
 
-/// The name of a capsule holding a `DLManagedTensorVersioned*`.
+/// The name of a capsule holding a `DLManagedTensorVersioned*`: what `__dlpack__` returns to
+/// a consumer that passed `max_version=(1, …)` or newer.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{VERSIONED, versioned_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![1_u8, 2], &[2])?)?;
+///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
+///     assert_eq!(VERSIONED.to_str(), Ok("dltensor_versioned"));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub const VERSIONED: &CStr = c"dltensor_versioned";
-/// The name of a capsule holding a legacy `DLManagedTensor*`.
+/// The name of a capsule holding a legacy `DLManagedTensor*`: what `__dlpack__` returns to a
+/// consumer from before DLPack 1.0 (no `max_version`).
+///
+/// ```
+/// use dlpack_core::LegacyManagedTensor;
+/// use dlpack_core::python::{LEGACY, legacy_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let capsule = legacy_capsule(py, LegacyManagedTensor::from_vec(vec![1.0_f32], &[1])?)?;
+///     assert!(capsule.is_valid_checked(Some(LEGACY)));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub const LEGACY: &CStr = c"dltensor";
-/// The name a consumer gives a versioned capsule it took the tensor out of.
+/// The name a consumer gives a versioned capsule it took the tensor out of: its destructor
+/// then leaves the tensor to the consumer.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{USED_VERSIONED, capsule_tensor, versioned_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![7_i64], &[1])?)?;
+///     let tensor = capsule_tensor(&capsule)?; // consumes it
+///     assert!(capsule.is_valid_checked(Some(USED_VERSIONED)));
+///     assert_eq!(tensor.view()?.as_slice::<i64>()?, [7]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
 /// The name a consumer gives a legacy capsule it took the tensor out of.
+///
+/// ```
+/// use dlpack_core::LegacyManagedTensor;
+/// use dlpack_core::python::{USED_LEGACY, capsule_tensor, legacy_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let capsule = legacy_capsule(py, LegacyManagedTensor::from_vec(vec![true, false], &[2])?)?;
+///     let tensor = capsule_tensor(&capsule)?;
+///     assert!(capsule.is_valid_checked(Some(USED_LEGACY)));
+///     assert_eq!(tensor.view()?.as_slice::<bool>()?, [true, false]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub const USED_LEGACY: &CStr = c"used_dltensor";
 
 /// A tensor taken out of a capsule: the caller owns it and must call its deleter once.

@@ -5,6 +5,7 @@
 //! | Protocol | Hand to Python | Take from Python |
 //! |---|---|---|
 //! | tensors: `__dlpack__`, `__dlpack_device__` | [`DlpackRequest`], [`versioned_capsule`], [`legacy_capsule`] | [`from_dlpack`], [`capsule_tensor`] |
+//! | CUDA tensors, with streams (feature `cuda`) | `DlpackRequest::cuda_capsule` | `from_dlpack_on_stream` |
 //! | data types: `__dlpack_data_type__` | [`PyDataType`], [`DataTypeLike`], [`data_type_tuple`] | [`read_data_type`], [`DataTypeLike`] |
 //! | devices: `__dlpack_device__` | [`PyDevice`], [`DeviceLike`], [`device_tuple`] | [`read_device`], [`DeviceLike`] |
 //!
@@ -105,6 +106,119 @@
 //! before, checks the version, and honours `device=` and `copy=`. Both ABIs come back as a
 //! [`ManagedTensor`](crate::ManagedTensor), released to its producer when dropped.
 //!
+//! # CUDA tensors and streams (features `pyo3` and `cuda`)
+//!
+//! A consumer of a CUDA tensor names the stream it will use the tensor on, `__dlpack__(stream=…)`,
+//! and the producer makes its pending work on the tensor visible there before it returns the
+//! capsule: an event recorded on the producer's stream, waited for by the consumer's stream
+//! (never a device-wide synchronisation, and the host does not wait). The values are the array
+//! API standard's: `None` and `1` the legacy default stream, `2` the per-thread default stream,
+//! a larger int a stream handle, `-1` "do not synchronise", `0` refused with a `ValueError`
+//! (ambiguous). On the CPU only `None` and `-1` are accepted, with or without the feature.
+//!
+//! - **Producer.** `DlpackRequest::cuda_capsule` takes the tensor (any
+//!   [`TensorOwner`](crate::tensor::TensorOwner) in `cuda:n` or `cuda_managed` memory) and
+//!   the stream its pending work is queued on, and does all of it: share or copy (to the CPU
+//!   for `dl_device=(1, 0)`, or on the device for `copy=True`), synchronise, make the capsule.
+//!   `DlpackRequest::sync_for_consumer` is the synchronisation alone, and
+//!   `DlpackRequest::cuda_stream` the parsed argument. They are `unsafe`: a stream handle is
+//!   the consumer's promise (the standard requires a live stream of the tensor's device), which
+//!   the driver cannot check before using it.
+//! - **Consumer.** [`from_dlpack`] asks for a tensor that will be on `cuda:n` with `stream=1`,
+//!   the legacy default stream (what PyTorch passes for its default stream; the standard's
+//!   `None` means the same). `from_dlpack_on_stream` names a stream of yours instead, and makes
+//!   the copies the consumer side has to make on it. The device comes from `device=` or the
+//!   producer's `__dlpack_device__()`. A producer that cannot say where its tensor is (no
+//!   `__dlpack_device__`, or one that fails) is asked without `stream=`, as without the
+//!   feature, and `from_dlpack_on_stream` then makes your stream wait for the legacy default
+//!   stream, where such a producer ordered its work. `cuda_managed` and `cuda_host` tensors
+//!   are asked for without `stream=`, as PyTorch asks for them.
+//!
+//! A producer object whose memory is on a CUDA stream, shared with every consumer:
+//!
+#![cfg_attr(feature = "cuda", doc = "```")]
+#![cfg_attr(not(feature = "cuda"), doc = "```text")]
+//! use std::sync::Arc;
+//!
+//! use dlpack_core::cuda::cudarc::driver::{CudaStream, DevicePtr};
+//! use dlpack_core::cuda::{self, CudaBuffer, CudaTensorView};
+//! use dlpack_core::python::{DlpackRequest, from_dlpack_on_stream};
+//! use dlpack_core::tensor::{TensorOwner, TensorParts};
+//! use dlpack_core::{DataType, Device};
+//! use pyo3::prelude::*;
+//! use pyo3::types::PyCapsule;
+//!
+//! /// `float32`s in CUDA memory, written on `stream`: the producer stream of every export.
+//! #[pyclass(frozen)]
+//! struct CudaFloats {
+//!     buffer: Arc<CudaBuffer<f32>>,
+//!     stream: Arc<CudaStream>,
+//! }
+//!
+//! /// An export: it keeps the buffer alive until the consumer's deleter runs.
+//! struct Shared {
+//!     _buffer: Arc<CudaBuffer<f32>>,
+//!     address: u64,
+//!     device: Device,
+//!     shape: Vec<usize>,
+//! }
+//!
+//! // SAFETY: `address` is the buffer's first element, allocated while `_buffer` lives, and the
+//! // shape holds the buffer's elements; the description never changes.
+//! unsafe impl TensorOwner for Shared {
+//!     fn describe(&mut self) -> TensorParts<'_> {
+//!         let data = std::ptr::without_provenance_mut(self.address as usize);
+//!         TensorParts::new(data, self.device, DataType::F32, &self.shape[..])
+//!     }
+//! }
+//!
+//! #[pymethods]
+//! impl CudaFloats {
+//!     #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+//!     fn __dlpack__<'py>(
+//!         &self,
+//!         py: Python<'py>,
+//!         stream: Option<&Bound<'py, PyAny>>,
+//!         max_version: Option<&Bound<'py, PyAny>>,
+//!         dl_device: Option<&Bound<'py, PyAny>>,
+//!         copy: Option<bool>,
+//!     ) -> PyResult<Bound<'py, PyCapsule>> {
+//!         let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
+//!         let shared = Shared {
+//!             _buffer: Arc::clone(&self.buffer),
+//!             address: self.buffer.slice().device_ptr(&self.stream).0,
+//!             device: self.buffer.device(),
+//!             shape: self.buffer.shape().to_vec(),
+//!         };
+//!         // SAFETY: the array API standard obliges the consumer to pass a live stream of the
+//!         // tensor's device.
+//!         unsafe { request.cuda_capsule(py, shared, &self.stream) }
+//!     }
+//!
+//!     fn __dlpack_device__(&self) -> (i32, i32) {
+//!         self.buffer.device().into()
+//!     }
+//! }
+//!
+//! let Ok(context) = cuda::context(Device::cuda(0)) else {
+//!     return Ok(()); // no CUDA device here
+//! };
+//! let stream = context.new_stream().map_err(dlpack_core::Error::from)?;
+//! let buffer = Arc::new(CudaBuffer::from_host(&stream, &[1.0_f32, 2.0, 3.0], &[3])?);
+//! # pyo3::Python::initialize();
+//! Python::attach(|py| -> PyResult<()> {
+//!     let floats = Bound::new(py, CudaFloats { buffer, stream: Arc::clone(&stream) })?;
+//!     // A consumer on a stream of its own (PyTorch and CuPy pass their current stream so).
+//!     let consumer = context.new_stream().map_err(dlpack_core::Error::from)?;
+//!     let tensor = from_dlpack_on_stream(floats.as_any(), None, None, &consumer)?;
+//!     let view = CudaTensorView::<f32>::new(tensor.view()?)?;
+//!     // Read on the consumer's stream, which waits for the upload queued on `stream`.
+//!     assert_eq!(view.to_host_vec(Some(&consumer))?, [1.0, 2.0, 3.0]);
+//!     Ok(())
+//! })?;
+//! # Ok::<(), PyErr>(())
+//! ```
+//!
 //! # Errors
 //!
 //! [`Error`](crate::Error) converts into `PyErr`, so `?` works in `#[pyfunction]`s: a
@@ -125,6 +239,8 @@
 //! build); the module itself needs no `abi3` or other PyO3 feature.
 
 mod capsule;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod error;
 mod host_copy;
 mod objects;
@@ -133,6 +249,8 @@ mod request;
 mod tensor;
 
 pub use capsule::{LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED};
+#[cfg(feature = "cuda")]
+pub use cuda::from_dlpack_on_stream;
 pub use objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice, data_type_tuple, device_tuple};
 pub use protocol::{
     ProtocolKind, extract_data_type, extract_device, protocol_kind, read_data_type, read_device,
@@ -143,4 +261,15 @@ pub use tensor::{MAX_VERSION, capsule_tensor, from_dlpack, legacy_capsule, versi
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name
 /// it through this re-export.
+///
+/// ```
+/// use dlpack_core::python::pyo3::prelude::*;
+///
+/// # dlpack_core::python::pyo3::Python::initialize();
+/// Python::attach(|py| {
+///     // The interpreter this build links, 3.9 or newer.
+///     let version = py.version_info();
+///     assert!((version.major, version.minor) >= (3, 9));
+/// });
+/// ```
 pub use pyo3;

@@ -38,29 +38,75 @@ use crate::error::Error;
 pub struct PyDataType(DataType);
 
 impl PyDataType {
-    /// The object for any value that has a DLPack data type.
+    /// The object for any value that has a DLPack data type; the error of
+    /// [`dlpack_data_type`](DlpackDataType::dlpack_data_type) for a value that has none.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, DlpackDataType, python::PyDataType};
+    ///
+    /// #[derive(DlpackDataType)]
+    /// enum Kind {
+    ///     #[dlpack("bfloat16")]
+    ///     Bf16,
+    ///     #[dlpack(skip)]
+    ///     Quantized,
+    /// }
+    ///
+    /// assert_eq!(PyDataType::of(&Kind::Bf16)?.get(), DataType::BF16);
+    /// assert!(PyDataType::of(&Kind::Quantized).is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn of<T: DlpackDataType>(value: &T) -> Result<Self, Error> {
         value.dlpack_data_type().map(Self)
     }
 
     /// The DLPack value.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, python::PyDataType};
+    ///
+    /// assert_eq!(PyDataType::from(DataType::F16.with_lanes(4)).get().lanes, 4);
+    /// ```
     pub fn get(&self) -> DataType {
         self.0
     }
 }
 
+/// Any [`DataType`] as a Python object.
+///
+/// ```
+/// use dlpack_core::{DataType, python::PyDataType};
+///
+/// let object = PyDataType::from(DataType::C64);
+/// assert_eq!(object.get(), DataType::C64);
+/// ```
 impl From<DataType> for PyDataType {
     fn from(value: DataType) -> Self {
         Self(value)
     }
 }
 
+/// The DLPack value of the object.
+///
+/// ```
+/// use dlpack_core::{DataType, python::PyDataType};
+///
+/// let back: DataType = PyDataType::from(DataType::U16).into();
+/// assert_eq!(back, DataType::U16);
+/// ```
 impl From<PyDataType> for DataType {
     fn from(value: PyDataType) -> Self {
         value.0
     }
 }
 
+/// The canonical name, what Python's `str()` gives.
+///
+/// ```
+/// use dlpack_core::{DataType, python::PyDataType};
+///
+/// assert_eq!(PyDataType::from(DataType::F32.with_lanes(4)).to_string(), "float32x4");
+/// ```
 impl core::fmt::Display for PyDataType {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         core::fmt::Display::fmt(&self.0, f)
@@ -134,29 +180,78 @@ impl PyDataType {
 pub struct PyDevice(Device);
 
 impl PyDevice {
-    /// The object for any value that has a DLPack device.
+    /// The object for any value that has a DLPack device; the error of
+    /// [`dlpack_device`](DlpackDevice::dlpack_device) for a value that has none.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, DlpackDevice, python::PyDevice};
+    ///
+    /// #[derive(DlpackDevice)]
+    /// enum Place {
+    ///     #[dlpack(cpu)]
+    ///     Host,
+    ///     #[dlpack(cuda)]
+    ///     Gpu(u32),
+    ///     #[dlpack(skip)]
+    ///     Remote,
+    /// }
+    ///
+    /// assert_eq!(PyDevice::of(&Place::Gpu(2))?.get(), Device::cuda(2));
+    /// assert_eq!(PyDevice::of(&Place::Host)?.get(), Device::CPU);
+    /// assert!(PyDevice::of(&Place::Remote).is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     pub fn of<T: DlpackDevice>(value: &T) -> Result<Self, Error> {
         value.dlpack_device().map(Self)
     }
 
     /// The DLPack value.
+    ///
+    /// ```
+    /// use dlpack_core::{Device, python::PyDevice};
+    ///
+    /// assert_eq!(PyDevice::from(Device::rocm(1)).get().device_id, 1);
+    /// ```
     pub fn get(&self) -> Device {
         self.0
     }
 }
 
+/// Any [`Device`] as a Python object.
+///
+/// ```
+/// use dlpack_core::{Device, python::PyDevice};
+///
+/// assert_eq!(PyDevice::from(Device::CUDA_HOST).get(), Device::CUDA_HOST);
+/// ```
 impl From<Device> for PyDevice {
     fn from(value: Device) -> Self {
         Self(value)
     }
 }
 
+/// The DLPack value of the object.
+///
+/// ```
+/// use dlpack_core::{Device, python::PyDevice};
+///
+/// let back: Device = PyDevice::from(Device::cuda(5)).into();
+/// assert_eq!(back, Device::cuda(5));
+/// ```
 impl From<PyDevice> for Device {
     fn from(value: PyDevice) -> Self {
         value.0
     }
 }
 
+/// The canonical name, what Python's `str()` gives.
+///
+/// ```
+/// use dlpack_core::{Device, python::PyDevice};
+///
+/// assert_eq!(PyDevice::from(Device::cuda(1)).to_string(), "cuda:1");
+/// assert_eq!(PyDevice::from(Device::CPU).to_string(), "cpu");
+/// ```
 impl core::fmt::Display for PyDevice {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         core::fmt::Display::fmt(&self.0, f)
@@ -227,9 +322,50 @@ pub struct DataTypeLike<T>(pub T);
 /// device counterpart of [`DataTypeLike`]. As an argument it accepts whatever [`read_device`]
 /// reads (a class with `__dlpack__` is a tensor and is refused); as a return value it becomes
 /// a [`PyDevice`].
+///
+/// ```
+/// use dlpack_core::Device;
+/// use dlpack_core::python::{DeviceLike, PyDevice};
+/// use pyo3::prelude::*;
+///
+/// /// `on_gpu(device)`: whether any device object or name is a CUDA GPU.
+/// #[pyfunction]
+/// fn on_gpu(device: DeviceLike<Device>) -> bool {
+///     device.0.device_type == Device::cuda(0).device_type
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let on_gpu = wrap_pyfunction!(on_gpu, py)?;
+///     assert!(on_gpu.call1(("cuda:1",))?.extract::<bool>()?);
+///     let cpu = Bound::new(py, PyDevice::from(Device::CPU))?;
+///     assert!(!on_gpu.call1((cpu,))?.extract::<bool>()?);
+///     assert!(on_gpu.call1((1.5,)).is_err()); // not a device
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DeviceLike<T>(pub T);
 
+/// Reads any data type object or name ([`extract_data_type`]): `DataTypeLike<T>` is a
+/// `#[pyfunction]` argument, or the target of `.extract()`.
+///
+/// ```
+/// use dlpack_core::DataType;
+/// use dlpack_core::python::DataTypeLike;
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let DataTypeLike(dtype) = "bf16".into_pyobject(py)?.extract::<DataTypeLike<DataType>>()?;
+///     assert_eq!(dtype, DataType::BF16);
+///     let err = 1.5_f64.into_pyobject(py)?.extract::<DataTypeLike<DataType>>().unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 impl<'a, 'py, T: DlpackDataType> FromPyObject<'a, 'py> for DataTypeLike<T> {
     type Error = PyErr;
 
@@ -238,6 +374,23 @@ impl<'a, 'py, T: DlpackDataType> FromPyObject<'a, 'py> for DataTypeLike<T> {
     }
 }
 
+/// Reads any device object or name ([`extract_device`]).
+///
+/// ```
+/// use dlpack_core::Device;
+/// use dlpack_core::python::DeviceLike;
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let DeviceLike(device) = "rocm:2".into_pyobject(py)?.extract::<DeviceLike<Device>>()?;
+///     assert_eq!(device, Device::rocm(2));
+///     let err = "cuda:-1".into_pyobject(py)?.extract::<DeviceLike<Device>>().unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 impl<'a, 'py, T: DlpackDevice> FromPyObject<'a, 'py> for DeviceLike<T> {
     type Error = PyErr;
 
@@ -246,6 +399,32 @@ impl<'a, 'py, T: DlpackDevice> FromPyObject<'a, 'py> for DeviceLike<T> {
     }
 }
 
+/// A [`PyDataType`] for the value; a `ValueError` for a value with no DLPack data type.
+///
+/// ```
+/// use dlpack_core::{DataType, DlpackDataType};
+/// use dlpack_core::python::DataTypeLike;
+/// use pyo3::prelude::*;
+///
+/// #[derive(DlpackDataType)]
+/// enum Kind {
+///     #[dlpack("float16")]
+///     Half,
+///     #[dlpack(skip)]
+///     Packed,
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let half = DataTypeLike(Kind::Half).into_pyobject(py)?;
+///     assert_eq!(half.get().get(), DataType::F16);
+///     assert_eq!(half.str()?.to_str()?, "float16");
+///     let err = DataTypeLike(Kind::Packed).into_pyobject(py).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 impl<'py, T: DlpackDataType> IntoPyObject<'py> for DataTypeLike<T> {
     type Target = PyDataType;
     type Output = Bound<'py, PyDataType>;
@@ -256,6 +435,22 @@ impl<'py, T: DlpackDataType> IntoPyObject<'py> for DataTypeLike<T> {
     }
 }
 
+/// A [`PyDevice`] for the value; a `ValueError` for a value with no DLPack device.
+///
+/// ```
+/// use dlpack_core::Device;
+/// use dlpack_core::python::DeviceLike;
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let gpu = DeviceLike(Device::cuda(3)).into_pyobject(py)?;
+///     let pair: (i32, i32) = gpu.call_method0("__dlpack_device__")?.extract()?;
+///     assert_eq!(pair, (2, 3));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 impl<'py, T: DlpackDevice> IntoPyObject<'py> for DeviceLike<T> {
     type Target = PyDevice;
     type Output = Bound<'py, PyDevice>;
@@ -271,7 +466,7 @@ impl<'py, T: DlpackDevice> IntoPyObject<'py> for DeviceLike<T> {
 /// own `#[pyclass]` dtype:
 ///
 /// ```
-/// use dlpack_core::{DataType, python::data_type_tuple};
+/// use dlpack_core::{DataType, python::{data_type_tuple, read_data_type}};
 /// use pyo3::prelude::*;
 /// use pyo3::types::PyTuple;
 ///
@@ -284,6 +479,16 @@ impl<'py, T: DlpackDevice> IntoPyObject<'py> for DeviceLike<T> {
 ///         data_type_tuple(py, &DataType::F32)
 ///     }
 /// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let float32 = Bound::new(py, Float32)?;
+///     let triple: (u8, u8, u16) = float32.call_method0("__dlpack_data_type__")?.extract()?;
+///     assert_eq!(triple, (2, 32, 1));
+///     assert_eq!(read_data_type(float32.as_any())?, DataType::F32);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
 /// ```
 pub fn data_type_tuple<'py, T: DlpackDataType>(
     py: Python<'py>,
@@ -296,6 +501,34 @@ pub fn data_type_tuple<'py, T: DlpackDataType>(
 /// What `__dlpack_device__` returns for `value`: `(device_type, device_id)` as a tuple of
 /// plain ints, or a `ValueError` for a value with no DLPack device. For the `#[pymethods]` of
 /// your own `#[pyclass]` device (which must not have `__dlpack__`, or it is a tensor).
+///
+/// ```
+/// use dlpack_core::{Device, python::{device_tuple, read_device}};
+/// use pyo3::prelude::*;
+/// use pyo3::types::PyTuple;
+///
+/// /// A GPU of a framework that numbers them from 1.
+/// #[pyclass(frozen)]
+/// struct Gpu(u32);
+///
+/// #[pymethods]
+/// impl Gpu {
+///     fn __dlpack_device__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+///         let id = i32::try_from(self.0 - 1).map_err(dlpack_core::Error::msg)?;
+///         device_tuple(py, &Device::cuda(id))
+///     }
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let gpu = Bound::new(py, Gpu(2))?;
+///     let pair: (i32, i32) = gpu.call_method0("__dlpack_device__")?.extract()?;
+///     assert_eq!(pair, (2, 1));
+///     assert_eq!(read_device(gpu.as_any())?, Device::cuda(1));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn device_tuple<'py, T: DlpackDevice>(
     py: Python<'py>,
     value: &T,

@@ -19,6 +19,31 @@ use crate::ffi::{DLDataTypeCode, DLDeviceType};
 ///    also has `__dlpack_device__`, which then names the tensor's device, not a device object).
 /// 2. A class with `__dlpack_data_type__` is a [`DataType`](Self::DataType).
 /// 3. A class with `__dlpack_device__` (and no `__dlpack__`) is a [`Device`](Self::Device).
+///
+/// ```
+/// use dlpack_core::{Device, ManagedTensor};
+/// use dlpack_core::python::{ProtocolKind, PyDevice, protocol_kind, versioned_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let gpu = Bound::new(py, PyDevice::from(Device::cuda(0)))?;
+///     assert_eq!(protocol_kind(gpu.as_any())?, Some(ProtocolKind::Device));
+///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8], &[1])?)?;
+///     assert_eq!(protocol_kind(capsule.as_any())?, Some(ProtocolKind::Tensor));
+///     // A class with both `__dlpack__` and `__dlpack_device__` is a tensor, not a device.
+///     let globals = pyo3::types::PyDict::new(py);
+///     py.run(
+///         c"class T:\n    def __dlpack__(self, **kw): pass\n    def __dlpack_device__(self): return (1, 0)",
+///         Some(&globals),
+///         None,
+///     )?;
+///     let tensor = globals.get_item("T")?.unwrap().call0()?;
+///     assert_eq!(protocol_kind(&tensor)?, Some(ProtocolKind::Tensor));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProtocolKind {
     /// A tensor: `__dlpack__`, or a raw DLPack capsule.
@@ -202,6 +227,30 @@ fn tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
 
 /// The device a tensor lives on: what its `__dlpack_device__()` returns, checked as
 /// [`read_device`] checks it. A `TypeError` for an object whose class has no `__dlpack__`.
+///
+/// ```
+/// use dlpack_core::Device;
+/// use dlpack_core::python::{PyDevice, read_tensor_device};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let globals = pyo3::types::PyDict::new(py);
+///     py.run(
+///         c"class OnGpu:\n    def __dlpack__(self, **kw): pass\n    def __dlpack_device__(self): return (2, 1)",
+///         Some(&globals),
+///         None,
+///     )?;
+///     let tensor = globals.get_item("OnGpu")?.unwrap().call0()?;
+///     assert_eq!(read_tensor_device(&tensor)?, Device::cuda(1));
+///     // A device object is not a tensor.
+///     let device = Bound::new(py, PyDevice::from(Device::cuda(1)))?;
+///     let err = read_tensor_device(device.as_any()).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn read_tensor_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     if !obj.get_type().hasattr(intern!(obj.py(), "__dlpack__"))? {
         return Err(PyTypeError::new_err(format!(
@@ -235,12 +284,63 @@ pub(crate) fn check_device_pair(call: &Call<2>) -> PyResult<Device> {
 /// A [`DlpackDataType`] value from any data type object or name: [`read_data_type`], then
 /// [`T::from_dlpack_data_type`](DlpackDataType::from_dlpack_data_type) (a `ValueError` naming
 /// what `T` supports when it has no such value).
+///
+/// ```
+/// use dlpack_core::{DataType, DlpackDataType};
+/// use dlpack_core::python::{PyDataType, extract_data_type};
+/// use pyo3::prelude::*;
+///
+/// #[derive(Debug, PartialEq, DlpackDataType)]
+/// enum Kind {
+///     #[dlpack("float32")]
+///     F32,
+///     #[dlpack("int8")]
+///     I8,
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let int8 = Bound::new(py, PyDataType::from(DataType::I8))?;
+///     assert_eq!(extract_data_type::<Kind>(int8.as_any())?, Kind::I8);
+///     assert_eq!(extract_data_type::<Kind>(&"f32".into_pyobject(py)?.into_any())?, Kind::F32);
+///     let err = extract_data_type::<Kind>(&"float64".into_pyobject(py)?.into_any()).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+///     assert!(err.to_string().contains("float64"), "{err}");
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn extract_data_type<T: DlpackDataType>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
     Ok(T::from_dlpack_data_type(read_data_type(obj)?)?)
 }
 
 /// A [`DlpackDevice`] value from any device object or name: [`read_device`], then
 /// [`T::from_dlpack_device`](DlpackDevice::from_dlpack_device).
+///
+/// ```
+/// use dlpack_core::{Device, DlpackDevice};
+/// use dlpack_core::python::{PyDevice, extract_device};
+/// use pyo3::prelude::*;
+///
+/// #[derive(Debug, PartialEq, DlpackDevice)]
+/// enum Place {
+///     #[dlpack(cpu)]
+///     Host,
+///     #[dlpack(cuda)]
+///     Gpu(u32),
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let gpu = Bound::new(py, PyDevice::from(Device::cuda(1)))?;
+///     assert_eq!(extract_device::<Place>(gpu.as_any())?, Place::Gpu(1));
+///     assert_eq!(extract_device::<Place>(&"cpu".into_pyobject(py)?.into_any())?, Place::Host);
+///     let err = extract_device::<Place>(&"rocm:0".into_pyobject(py)?.into_any()).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn extract_device<T: DlpackDevice>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
     Ok(T::from_dlpack_device(read_device(obj)?)?)
 }

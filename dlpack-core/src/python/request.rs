@@ -53,7 +53,29 @@ pub struct DlpackRequest {
     pub copy: Option<bool>,
 }
 
-/// What a producer does to honour a [`DlpackRequest`].
+/// What a producer does to honour a [`DlpackRequest`], as [`DlpackRequest::plan`] decides.
+///
+/// ```
+/// use dlpack_core::Device;
+/// use dlpack_core::python::{DlpackRequest, Export};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let version = (1, 0).into_pyobject(py)?;
+///     let share = DlpackRequest::new(None, Some(version.as_any()), None, None)?;
+///     let copy = DlpackRequest::new(None, Some(version.as_any()), None, Some(true))?;
+///     let on_cpu = |to: Device| to == Device::CPU;
+///     for (request, expected) in [(share, Export::Share), (copy, Export::Copy(Device::CPU))] {
+///         match request.plan(Device::CPU, false, on_cpu)? {
+///             Export::Share => assert_eq!(expected, Export::Share),
+///             Export::Copy(to) => assert_eq!(expected, Export::Copy(to)),
+///         }
+///     }
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Export {
     /// Export the tensor's own memory: the consumer shares it.
@@ -65,6 +87,23 @@ pub enum Export {
 
 impl DlpackRequest {
     /// A request with every argument left out: a legacy capsule of the tensor as it is.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// use dlpack_core::python::{DlpackRequest, Export};
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|_py| -> PyResult<()> {
+    ///     let request = DlpackRequest::LEGACY;
+    ///     assert!(!request.versioned());
+    ///     assert_eq!(request.plan(Device::CPU, false, |_| false)?, Export::Share);
+    ///     // Read-only data cannot be shared with a legacy consumer: it gets a copy.
+    ///     assert_eq!(request.plan(Device::CPU, true, |_| true)?, Export::Copy(Device::CPU));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     pub const LEGACY: Self = Self {
         stream: None,
         max_version: None,
@@ -83,6 +122,33 @@ impl DlpackRequest {
     ///   and an id in `0..=i32::MAX` (`ValueError` otherwise: never truncated).
     /// - `copy`: `True`, `False` or `None` (pass it as `Option<bool>`: PyO3 refuses anything
     ///   else with a `TypeError`).
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// use dlpack_core::python::DlpackRequest;
+    /// use pyo3::exceptions::{PyTypeError, PyValueError};
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let (version, gpu) = ((1, 3).into_pyobject(py)?, (2, 1).into_pyobject(py)?);
+    ///     let request = DlpackRequest::new(None, Some(version.as_any()), Some(gpu.as_any()), Some(false))?;
+    ///     assert_eq!(request.dl_device, Some(Device::cuda(1)));
+    ///     assert_eq!(request.copy, Some(false));
+    ///
+    ///     let list = pyo3::types::PyList::new(py, [1, 0])?;
+    ///     let err = DlpackRequest::new(None, Some(list.as_any()), None, None).unwrap_err();
+    ///     assert!(err.is_instance_of::<PyTypeError>(py)); // a list is not a version
+    ///     let zero = 0_i64.into_pyobject(py)?;
+    ///     let err = DlpackRequest::new(Some(zero.as_any()), None, None, None).unwrap_err();
+    ///     assert!(err.is_instance_of::<PyValueError>(py)); // stream=0 is ambiguous
+    ///     let huge = (2, 1_i64 << 31).into_pyobject(py)?;
+    ///     let err = DlpackRequest::new(None, None, Some(huge.as_any()), None).unwrap_err();
+    ///     assert!(err.to_string().contains("device id 2147483648 is out of range"), "{err}");
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     pub fn new(
         stream: Option<&Bound<'_, PyAny>>,
         max_version: Option<&Bound<'_, PyAny>>,
@@ -126,6 +192,23 @@ impl DlpackRequest {
     /// A versioned capsule carries this crate's DLPack version, 1.3, whatever 1.x the consumer
     /// named (`(1, 0)`, as NumPy does, or `(2, 0)`): minor versions share one layout and only
     /// add codes, and the standard asks consumers to check the version they get.
+    ///
+    /// ```
+    /// use dlpack_core::python::DlpackRequest;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     for (version, versioned) in [((0, 8), false), ((1, 0), true), ((2, 0), true)] {
+    ///         let version = version.into_pyobject(py)?;
+    ///         let request = DlpackRequest::new(None, Some(version.as_any()), None, None)?;
+    ///         assert_eq!(request.versioned(), versioned);
+    ///     }
+    ///     assert!(!DlpackRequest::LEGACY.versioned());
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     pub fn versioned(&self) -> bool {
         self.max_version.is_some_and(|version| version.major >= 1)
     }
@@ -141,13 +224,42 @@ impl DlpackRequest {
     ///   only `None` on the CPU, and `-1` ("do not synchronise") asks for nothing a CPU
     ///   producer would do, so it is accepted too. For CUDA and ROCm tensors every stream
     ///   value [`new`](Self::new) accepted passes: making the producer's work visible on that
-    ///   stream is the job of the caller (the CUDA backend), before it returns the capsule.
+    ///   stream is the job of the caller, before it returns the capsule (with feature `cuda`,
+    ///   `cuda_capsule` plans, synchronises and makes the capsule in one call).
     /// - `BufferError` for `dl_device` on another device when `copy=False`, or when
     ///   `can_copy_to` refuses the device; and for `copy=True` when `can_copy_to(current)`
     ///   refuses.
     ///
     /// Read-only data cannot be shared with a consumer of the legacy capsule, which has no
     /// `READ_ONLY` flag: it gets a (writable) copy, or a `BufferError` when `copy=False`.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// use dlpack_core::python::{DlpackRequest, Export};
+    /// use pyo3::exceptions::{PyBufferError, PyValueError};
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let version = (1, 3).into_pyobject(py)?;
+    ///     let request = |stream: Option<i64>, copy| -> PyResult<DlpackRequest> {
+    ///         let stream = stream.map(|s| s.into_pyobject(py)).transpose()?;
+    ///         DlpackRequest::new(stream.as_ref().map(|s| s.as_any()), Some(version.as_any()), None, copy)
+    ///     };
+    ///     let host_only = |to: Device| to == Device::CPU;
+    ///     assert_eq!(request(None, None)?.plan(Device::CPU, true, host_only)?, Export::Share);
+    ///     assert_eq!(request(Some(-1), Some(true))?.plan(Device::CPU, false, host_only)?, Export::Copy(Device::CPU));
+    ///     // A CPU tensor has no streams; a producer that cannot copy refuses copy=True.
+    ///     let err = request(Some(1), None)?.plan(Device::CPU, false, host_only).unwrap_err();
+    ///     assert!(err.is_instance_of::<PyValueError>(py));
+    ///     let err = request(None, Some(true))?.plan(Device::CPU, false, |_| false).unwrap_err();
+    ///     assert!(err.is_instance_of::<PyBufferError>(py));
+    ///     // A CUDA tensor takes every stream `new` accepts: synchronising is the backend's job.
+    ///     assert_eq!(request(Some(1), None)?.plan(Device::cuda(0), false, host_only)?, Export::Share);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     pub fn plan(
         &self,
         current: Device,

@@ -19,6 +19,25 @@ use crate::{LegacyManagedTensor, ManagedTensor};
 
 /// Wraps a versioned tensor in a `"dltensor_versioned"` capsule that owns it: a consumer takes
 /// it (and renames the capsule), or the capsule's destructor frees it, exactly once.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{VERSIONED, capsule_tensor, versioned_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let tensor = ManagedTensor::from_vec(vec![1.0_f64, 2.0], &[2])?;
+///     let capsule = versioned_capsule(py, tensor)?;
+///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
+///     // What `numpy.from_dlpack` does with it, in Rust:
+///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<f64>()?, [1.0, 2.0]);
+///     // An unconsumed capsule frees its tensor when Python collects it.
+///     drop(versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 4], &[4])?)?);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn versioned_capsule(py: Python<'_>, tensor: ManagedTensor) -> PyResult<Bound<'_, PyCapsule>> {
     let raw = tensor.into_raw();
     let Some(raw) = NonNull::new(raw) else {
@@ -29,6 +48,23 @@ pub fn versioned_capsule(py: Python<'_>, tensor: ManagedTensor) -> PyResult<Boun
 }
 
 /// Wraps a legacy tensor in a `"dltensor"` capsule that owns it; see [`versioned_capsule`].
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{LEGACY, capsule_tensor, legacy_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     // For a consumer from before DLPack 1.0 (`__dlpack__()` without `max_version`).
+///     let tensor = ManagedTensor::from_vec(vec![3_u32, 4], &[2])?.into_legacy()?;
+///     let capsule = legacy_capsule(py, tensor)?;
+///     assert!(capsule.is_valid_checked(Some(LEGACY)));
+///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<u32>()?, [3, 4]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn legacy_capsule(
     py: Python<'_>,
     tensor: LegacyManagedTensor,
@@ -50,6 +86,41 @@ impl DlpackRequest {
     /// refused with a `BufferError` there (export a writable copy instead, as
     /// [`plan`](Self::plan) decides). `IS_COPIED` is dropped, as the legacy struct has no
     /// flags.
+    ///
+    /// ```
+    /// use dlpack_core::python::{DlpackRequest, LEGACY, VERSIONED, capsule_tensor};
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    /// use pyo3::prelude::*;
+    ///
+    /// /// Four bytes, read-only when `frozen`.
+    /// struct Bytes { data: Vec<u8>, shape: [usize; 1], frozen: bool }
+    ///
+    /// // SAFETY: the Vec's elements stay put while the owner lives; the description never changes.
+    /// unsafe impl TensorOwner for Bytes {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         let parts = TensorParts::host(self.data.as_mut_ptr(), &self.shape[..]);
+    ///         if self.frozen { parts.read_only() } else { parts }
+    ///     }
+    /// }
+    /// let bytes = |frozen| Bytes { data: vec![1, 2, 3, 4], shape: [4], frozen };
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let version = (1, 3).into_pyobject(py)?;
+    ///     let versioned = DlpackRequest::new(None, Some(version.as_any()), None, None)?;
+    ///     let capsule = versioned.capsule(py, bytes(true))?;
+    ///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
+    ///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<u8>()?, [1, 2, 3, 4]);
+    ///
+    ///     let capsule = DlpackRequest::LEGACY.capsule(py, bytes(false))?;
+    ///     assert!(capsule.is_valid_checked(Some(LEGACY)));
+    ///     // The legacy struct cannot say READ_ONLY: refused (plan a copy instead).
+    ///     let err = DlpackRequest::LEGACY.capsule(py, bytes(true)).unwrap_err();
+    ///     assert!(err.is_instance_of::<pyo3::exceptions::PyBufferError>(py));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     pub fn capsule<'py, O: TensorOwner>(
         &self,
         py: Python<'py>,
@@ -62,6 +133,21 @@ impl DlpackRequest {
                 py,
                 LegacyManagedTensor::from_owner(owner).map_err(buffer_error)?,
             )
+        }
+    }
+
+    /// Wraps an exported tensor in the capsule this request asks for: versioned, or legacy
+    /// (refused with a `BufferError` when the legacy struct cannot describe it).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn tensor_capsule<'py>(
+        &self,
+        py: Python<'py>,
+        tensor: ManagedTensor,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        if self.versioned() {
+            versioned_capsule(py, tensor)
+        } else {
+            legacy_capsule(py, tensor.into_legacy().map_err(buffer_error)?)
         }
     }
 }
@@ -107,6 +193,29 @@ pub fn capsule_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor>
 }
 
 /// The DLPack version this consumer asks for: `max_version=(1, 3)`.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{MAX_VERSION, from_dlpack, versioned_capsule};
+/// use pyo3::prelude::*;
+///
+/// assert_eq!((MAX_VERSION.major, MAX_VERSION.minor), (1, 3));
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let globals = pyo3::types::PyDict::new(py);
+///     py.run(
+///         c"class P:\n    def __init__(self, c): self.c = c\n    def __dlpack__(self, max_version=None):\n        self.asked = max_version\n        return self.c",
+///         Some(&globals),
+///         None,
+///     )?;
+///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i8], &[1])?)?;
+///     let producer = globals.get_item("P")?.unwrap().call1((capsule,))?;
+///     from_dlpack(&producer, None, None)?;
+///     assert_eq!(producer.getattr("asked")?.extract::<(u32, u32)>()?, (MAX_VERSION.major, MAX_VERSION.minor));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub const MAX_VERSION: DLPackVersion = DLPackVersion::CURRENT;
 
 /// `from_dlpack(obj, device=None, copy=None)` of the array API standard, for a consumer in
@@ -119,83 +228,155 @@ pub const MAX_VERSION: DLPackVersion = DLPackVersion::CURRENT;
 /// - `device`: the tensor must end up there; a producer that ignored the request is a
 ///   `BufferError`.
 /// - `copy=True`: the result never shares memory with `obj`. When the producer did not copy
-///   (a legacy producer cannot be asked to), the tensor is copied here into host memory.
+///   (a legacy producer cannot be asked to), the tensor is copied here into host memory (with
+///   feature `cuda`, a tensor in CUDA memory is copied on its device).
 /// - `copy=False`: a producer that copied anyway is a `BufferError`.
 ///
-/// `stream` is left out of the call: the tensor is read on the host, where there are no
-/// streams. (The CUDA backend passes its stream for device tensors.)
+/// `stream`: without feature `cuda` it is left out of the call, and the tensor is read on the
+/// host, where there are no streams. With feature `cuda`, a tensor that will be in CUDA memory
+/// (`device`, or else what `obj.__dlpack_device__()` says, is `cuda:n` or `cuda_managed`) is
+/// asked for with `stream=1`, the legacy default stream, as PyTorch asks for it: the producer
+/// makes its pending work visible there before it returns. Use `from_dlpack_on_stream` to
+/// name another stream (see the module documentation, "CUDA tensors and streams"). CPU
+/// tensors are asked for exactly as without the feature.
+///
+/// ```
+/// use dlpack_core::python::{from_dlpack, versioned_capsule};
+/// use dlpack_core::{Device, ManagedTensor};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     // A producer written in Python, which records what it was asked for.
+///     let globals = pyo3::types::PyDict::new(py);
+///     py.run(
+///         c"class Producer:\n    def __init__(self, capsule): self.capsule = capsule\n    def __dlpack_device__(self): return (1, 0)\n    def __dlpack__(self, **kwargs):\n        self.kwargs = kwargs\n        return self.capsule",
+///         Some(&globals),
+///         None,
+///     )?;
+///     let tensor = ManagedTensor::from_vec(vec![1_i16, 2, 3], &[3])?;
+///     let producer = globals.get_item("Producer")?.unwrap().call1((versioned_capsule(py, tensor)?,))?;
+///
+///     let imported = from_dlpack(&producer, Some(Device::CPU), None)?;
+///     assert_eq!(imported.view()?.as_slice::<i16>()?, [1, 2, 3]);
+///     // DLPack 1.3 was asked for on the CPU, where there is no stream to name.
+///     let asked: Vec<String> = producer.getattr("kwargs")?.call_method0("keys")?.try_iter()?
+///         .map(|key| key?.extract()).collect::<PyResult<_>>()?;
+///     assert_eq!(asked, ["max_version", "dl_device"]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 pub fn from_dlpack(
     obj: &Bound<'_, PyAny>,
     device: Option<Device>,
     copy: Option<bool>,
 ) -> PyResult<ManagedTensor> {
-    let py = obj.py();
-    let imported = if let Ok(capsule) = obj.cast::<PyCapsule>() {
-        capsule_tensor(capsule)?
-    } else {
-        if !obj.get_type().hasattr(intern!(py, "__dlpack__"))? {
-            return Err(PyTypeError::new_err(format!(
-                "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
-                 got {}",
-                type_name(obj)
-            )));
-        }
-        let kwargs = PyDict::new(py);
-        kwargs.set_item(
-            intern!(py, "max_version"),
-            (MAX_VERSION.major, MAX_VERSION.minor),
-        )?;
-        if let Some(device) = device {
-            kwargs.set_item(intern!(py, "dl_device"), <(i32, i32)>::from(device))?;
-        }
-        if let Some(copy) = copy {
-            kwargs.set_item(intern!(py, "copy"), copy)?;
-        }
-        let method = obj.getattr(intern!(py, "__dlpack__"))?;
-        let capsule = match method.call((), Some(&kwargs)) {
-            Ok(capsule) => capsule,
-            // A producer from before DLPack 1.0 takes no keyword arguments.
-            Err(err) if err.is_instance_of::<PyTypeError>(py) => method.call0()?,
-            Err(err) => return Err(err),
-        };
-        let capsule = capsule.cast_into::<PyCapsule>().map_err(|err| {
-            PyTypeError::new_err(format!(
-                "{}.__dlpack__() returned a {}, not a capsule",
-                type_name(obj),
-                type_name(&err.into_inner())
-            ))
-        })?;
-        capsule_tensor(&capsule)?
-    };
-    settle(imported, device, copy)
+    #[cfg(feature = "cuda")]
+    {
+        super::cuda::import(obj, device, copy, None)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let imported = take_tensor(obj, device, copy, None)?;
+        // Without a CUDA backend, memory the host cannot read cannot be copied either: the
+        // host copy refuses it with a `BufferError`.
+        settle(imported, device, copy, |tensor, _| {
+            super::host_copy::copy(&tensor.view().map_err(buffer_error)?)
+        })
+    }
 }
 
-/// Checks what the producer did against what the consumer asked for, copying on the host
-/// where the consumer asked for a copy the producer did not make.
-fn settle(
+/// The tensor `obj` holds: a capsule consumed as it is, or what `obj.__dlpack__(…)` returns
+/// (see [`from_dlpack`]). `stream`, when given, is passed as `stream=` in both the versioned
+/// call and the legacy fallback (the legacy protocol had `stream` already).
+pub(crate) fn take_tensor(
+    obj: &Bound<'_, PyAny>,
+    device: Option<Device>,
+    copy: Option<bool>,
+    stream: Option<i128>,
+) -> PyResult<ManagedTensor> {
+    let py = obj.py();
+    if let Ok(capsule) = obj.cast::<PyCapsule>() {
+        return capsule_tensor(capsule);
+    }
+    if !obj.get_type().hasattr(intern!(py, "__dlpack__"))? {
+        return Err(PyTypeError::new_err(format!(
+            "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
+             got {}",
+            type_name(obj)
+        )));
+    }
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(
+        intern!(py, "max_version"),
+        (MAX_VERSION.major, MAX_VERSION.minor),
+    )?;
+    if let Some(device) = device {
+        kwargs.set_item(intern!(py, "dl_device"), <(i32, i32)>::from(device))?;
+    }
+    if let Some(copy) = copy {
+        kwargs.set_item(intern!(py, "copy"), copy)?;
+    }
+    if let Some(stream) = stream {
+        kwargs.set_item(intern!(py, "stream"), stream)?;
+    }
+    let method = obj.getattr(intern!(py, "__dlpack__"))?;
+    let capsule = match method.call((), Some(&kwargs)) {
+        Ok(capsule) => capsule,
+        // A producer from before DLPack 1.0 takes no `max_version` (nor `dl_device`, `copy`).
+        Err(err) if err.is_instance_of::<PyTypeError>(py) => match stream {
+            None => method.call0()?,
+            Some(stream) => {
+                let legacy = PyDict::new(py);
+                legacy.set_item(intern!(py, "stream"), stream)?;
+                method.call((), Some(&legacy))?
+            }
+        },
+        Err(err) => return Err(err),
+    };
+    let capsule = capsule.cast_into::<PyCapsule>().map_err(|err| {
+        PyTypeError::new_err(format!(
+            "{}.__dlpack__() returned a {}, not a capsule",
+            type_name(obj),
+            type_name(&err.into_inner())
+        ))
+    })?;
+    capsule_tensor(&capsule)
+}
+
+/// Checks what the producer did against what the consumer asked for, copying where the
+/// consumer asked for a copy the producer did not make: on the host when the host can read
+/// the tensor, else with `copy_elsewhere(tensor, target)`.
+pub(crate) fn settle(
     imported: ManagedTensor,
     device: Option<Device>,
     copy: Option<bool>,
+    copy_elsewhere: impl FnOnce(ManagedTensor, Device) -> PyResult<ManagedTensor>,
 ) -> PyResult<ManagedTensor> {
     let view = imported.view().map_err(buffer_error)?;
+    let here = view.device();
     let copied = imported.flags().contains(Flags::IS_COPIED);
     if let Some(device) = device
-        && view.device() != device
+        && here != device
     {
         return Err(PyBufferError::new_err(format!(
-            "the producer exported a tensor on {}, not on the requested {device}",
-            view.device()
+            "the producer exported a tensor on {here}, not on the requested {device}"
         )));
     }
     match copy {
         Some(false) if copied => Err(PyBufferError::new_err(
             "the producer copied the tensor although copy=False was asked",
         )),
-        Some(true) if !copied => {
+        Some(true) if !copied && Device::CPU.can_access(here) => {
             let copy = super::host_copy::copy(&view)?;
             drop(view);
             drop(imported);
             Ok(copy)
+        }
+        Some(true) if !copied => {
+            drop(view);
+            copy_elsewhere(imported, here)
         }
         _ => {
             drop(view);

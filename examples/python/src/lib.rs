@@ -10,6 +10,8 @@
 //!   `from_dlpack` a full consumer, dispatching over tensors, dtypes and devices.
 //! - `live()` counts what is alive on the Rust side, so tests can prove nothing leaks.
 
+#[cfg(feature = "cuda")]
+mod cuda;
 mod device;
 mod dtype;
 mod live;
@@ -31,15 +33,16 @@ mod dlpack_demo {
         DataTypeLike, DeviceLike, ProtocolKind, protocol_kind, read_tensor_device,
     };
     use dlpack_core::{DataType, Device as DlDevice};
-    use pyo3::exceptions::{PyTypeError, PyValueError};
+    use pyo3::exceptions::PyTypeError;
     use pyo3::prelude::*;
 
     #[pymodule_export]
     use super::{DType, PyDevice, Tensor};
 
     /// `empty(shape, dtype, device=None)`: a new tensor (zeroed) of any dtype object
-    /// (`paddle.float16`, `DType.float16`, `"float16"`) on the CPU (`device` may be any
-    /// device object or name for the CPU).
+    /// (`paddle.float16`, `DType.float16`, `"float16"`) on the CPU (the default) or, built with
+    /// the `cuda` feature, on a CUDA device (`device="cuda:0"`, or any device object naming
+    /// it); zeroed there on the library's stream.
     #[pyfunction]
     #[pyo3(signature = (shape, dtype, device=None))]
     fn empty(
@@ -47,15 +50,8 @@ mod dlpack_demo {
         dtype: DataTypeLike<DType>,
         device: Option<DeviceLike<super::Device>>,
     ) -> PyResult<Tensor> {
-        if let Some(DeviceLike(device)) = device
-            && device != super::Device::Cpu
-        {
-            return Err(PyValueError::new_err(format!(
-                "dlpack_demo allocates memory on the cpu only, not on {}",
-                device.dl_device()
-            )));
-        }
-        Tensor::zeros(&shape, dtype.0)
+        let device = device.map_or(super::Device::Cpu, |device| device.0);
+        Tensor::zeros_on(&shape, dtype.0, device)
     }
 
     /// `arange(n, dtype)`: `[0, 1, …, n - 1]` as a tensor of any dtype object.
@@ -78,7 +74,11 @@ mod dlpack_demo {
         let py = obj.py();
         match protocol_kind(obj)? {
             Some(ProtocolKind::Tensor) => {
-                let imported = dlpack_core::python::from_dlpack(obj, device.map(|d| d.0), copy)?;
+                let device = device.map(|d| d.0);
+                #[cfg(feature = "cuda")]
+                let imported = super::tensor::import_on_stream(obj, device, copy)?;
+                #[cfg(not(feature = "cuda"))]
+                let imported = dlpack_core::python::from_dlpack(obj, device, copy)?;
                 Ok(Tensor::import(imported)?.into_pyobject(py)?.into_any())
             }
             Some(kind) if device.is_some() || copy.is_some() => Err(PyTypeError::new_err(format!(
@@ -188,6 +188,9 @@ mod dlpack_demo {
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        // `dlpack_demo.cuda`: devices, the library's streams, and `Gate`.
+        #[cfg(feature = "cuda")]
+        super::cuda::register(m)?;
         // `dlpack_demo.float16` and friends, as numpy and torch spell them.
         for dtype in DType::ALL {
             m.add(dtype.data_type().to_string(), dtype)?;

@@ -1,7 +1,12 @@
-//! Raw host memory: the buffers `dlpack_demo` allocates, and a pointer that may cross threads.
+//! Where tensors' elements live: the buffers `dlpack_demo` allocates (in host memory, or with
+//! feature `cuda` on a GPU), foreign DLPack tensors, and a pointer that may cross threads.
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
+#[cfg(feature = "cuda")]
+use std::sync::Arc;
+
+use dlpack_core::ManagedTensor;
 
 use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
@@ -60,5 +65,40 @@ impl Drop for Buffer {
     fn drop(&mut self) {
         // SAFETY: allocated in `zeroed` with this layout, freed only here.
         unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+/// Where a tensor's elements live.
+pub enum Memory {
+    /// A block allocated here.
+    Owned(Buffer),
+    /// A block allocated here in CUDA memory (feature `cuda`).
+    #[cfg(feature = "cuda")]
+    Cuda(crate::cuda::DeviceMemory),
+    /// A tensor imported from another library, released to it when dropped.
+    Foreign {
+        /// The imported tensor (its deleter runs when this drops).
+        tensor: ManagedTensor,
+        /// Counts it in `live()["imports"]`.
+        _live: Live,
+        /// For a `cuda:n` tensor, the library's stream there, where this library queues its
+        /// work on the memory: waited for before the producer gets the memory back.
+        #[cfg(feature = "cuda")]
+        wait: Option<Arc<dlpack_core::cuda::cudarc::driver::CudaStream>>,
+    },
+}
+
+#[cfg(feature = "cuda")]
+impl Drop for Memory {
+    fn drop(&mut self) {
+        if let Memory::Foreign {
+            wait: Some(stream), ..
+        } = self
+        {
+            // Reads and writes this library queued on the memory finish before the producer
+            // may reuse it. (Nothing can be done about an error in a drop; the driver
+            // reports it again on the next call.)
+            let _ = stream.synchronize();
+        }
     }
 }

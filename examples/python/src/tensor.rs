@@ -13,30 +13,24 @@
 use std::sync::Arc;
 
 use dlpack_core::python::{DlpackRequest, Export};
-use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
-use dlpack_core::{DataType, Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
-use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
+use dlpack_core::tensor::Flags;
+use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
+use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyCapsule, PyList, PyTuple};
+use pyo3::types::{PyBool, PyCapsule, PyTuple};
 
 use crate::device::{Device, PyDevice};
 use crate::dtype::DType;
 use crate::live::{BUFFERS, EXPORTS, IMPORTS, Live, TENSORS};
-use crate::memory::{Buffer, Ptr};
+use crate::memory::{Buffer, Memory, Ptr};
 use crate::scalar;
+use layout::{Exported, nest, offsets, row_major};
 
-/// Where a tensor's elements live.
-pub enum Memory {
-    /// A block allocated here.
-    Owned(Buffer),
-    /// A tensor imported from another library, released to it when dropped.
-    Foreign {
-        /// The imported tensor (its deleter runs when this drops).
-        tensor: ManagedTensor,
-        /// Counts it in `live()["imports"]`.
-        _live: Live,
-    },
-}
+mod layout;
+#[cfg(feature = "cuda")]
+mod on_cuda;
+#[cfg(feature = "cuda")]
+pub use on_cuda::import_on_stream;
 
 /// `dlpack_demo.Tensor`: a strided n-dimensional array.
 #[pyclass(module = "dlpack_demo", frozen)]
@@ -57,6 +51,12 @@ pub struct Tensor {
 impl Tensor {
     /// A zeroed, compact tensor in host memory.
     pub fn zeros(shape: &[usize], dtype: DType) -> PyResult<Self> {
+        Self::zeros_on(shape, dtype, Device::Cpu)
+    }
+
+    /// A zeroed, compact tensor on `device`: host memory, or (feature `cuda`) a CUDA device,
+    /// zeroed on the library's stream there.
+    pub fn zeros_on(shape: &[usize], dtype: DType, device: Device) -> PyResult<Self> {
         let mut count = 1_usize;
         let mut dims = Vec::with_capacity(shape.len());
         for &extent in shape {
@@ -71,14 +71,36 @@ impl Tensor {
         let bytes = count
             .checked_mul(dtype.data_type().itemsize())
             .ok_or_else(|| PyValueError::new_err(format!("shape {shape:?} is too large")))?;
-        let buffer = Buffer::zeroed(bytes, BUFFERS.track())?;
+        let memory = match device {
+            Device::Cpu => Memory::Owned(Buffer::zeroed(bytes, BUFFERS.track())?),
+            #[cfg(feature = "cuda")]
+            Device::Cuda(ordinal) => Memory::Cuda(crate::cuda::DeviceMemory::zeroed(
+                ordinal,
+                bytes,
+                BUFFERS.track(),
+            )?),
+            other => {
+                let (where_, hint) = if cfg!(feature = "cuda") {
+                    ("the cpu and on cuda:n devices", "")
+                } else {
+                    (
+                        "the cpu",
+                        " (build it with the `cuda` feature for CUDA memory)",
+                    )
+                };
+                return Err(PyValueError::new_err(format!(
+                    "dlpack_demo allocates memory on {where_} only, not on {}{hint}",
+                    other.dl_device()
+                )));
+            }
+        };
         Ok(Self::new(
-            Arc::new(Memory::Owned(buffer)),
+            Arc::new(memory),
             0,
             dims,
             None,
             dtype,
-            Device::Cpu,
+            device,
             false,
         ))
     }
@@ -110,6 +132,11 @@ impl Tensor {
     ) -> Self {
         let data = match &*memory {
             Memory::Owned(buffer) => buffer.ptr(),
+            // A device address: never dereferenced on the host, so it has no provenance.
+            #[cfg(feature = "cuda")]
+            Memory::Cuda(memory) => {
+                Ptr(core::ptr::without_provenance_mut(memory.address() as usize))
+            }
             Memory::Foreign { tensor, .. } => Ptr(tensor
                 .view()
                 .map(|view| view.data_ptr().cast_mut().cast())
@@ -147,6 +174,11 @@ impl Tensor {
         let memory = Arc::new(Memory::Foreign {
             tensor,
             _live: IMPORTS.track(),
+            #[cfg(feature = "cuda")]
+            wait: match device {
+                Device::Cuda(ordinal) => crate::cuda::stream(ordinal).ok(),
+                _ => None,
+            },
         });
         Ok(Self::new(
             memory,
@@ -193,6 +225,21 @@ impl Tensor {
         }
     }
 
+    /// An export of this tensor's own memory, flagged `flags`.
+    fn exported(&self, flags: Flags) -> Exported {
+        Exported {
+            _memory: Arc::clone(&self.memory),
+            data: self.data,
+            byte_offset: self.byte_offset,
+            shape: self.shape.clone(),
+            strides: self.strides.clone(),
+            dtype: self.dtype.data_type(),
+            device: self.device.dl_device(),
+            flags,
+            _live: EXPORTS.track(),
+        }
+    }
+
     /// A compact copy in a new host buffer.
     fn host_copy(&self) -> PyResult<Tensor> {
         self.require_host("a copy")?;
@@ -206,60 +253,6 @@ impl Tensor {
             unsafe { core::ptr::copy_nonoverlapping(from, to, itemsize) };
         }
         Ok(copy)
-    }
-}
-
-/// Offsets in elements of every element of a strided array, in row-major order.
-fn offsets<'a>(shape: &'a [i64], strides: &'a [i64]) -> impl Iterator<Item = i64> + 'a {
-    let count: i64 = shape.iter().product();
-    let mut index = vec![0_i64; shape.len()];
-    (0..count.max(0)).map(move |_| {
-        let offset = index.iter().zip(strides).map(|(i, s)| i * s).sum();
-        for axis in (0..shape.len()).rev() {
-            index[axis] += 1;
-            if index[axis] < shape[axis] {
-                break;
-            }
-            index[axis] = 0;
-        }
-        offset
-    })
-}
-
-/// Compact row-major strides for `shape`.
-fn row_major(shape: &[i64]) -> Vec<i64> {
-    let mut strides = vec![1_i64; shape.len()];
-    for axis in (0..shape.len().saturating_sub(1)).rev() {
-        strides[axis] = strides[axis + 1] * shape[axis + 1].max(1);
-    }
-    strides
-}
-
-/// What an export keeps alive: the memory, and the description it was exported with.
-struct Exported {
-    _memory: Arc<Memory>,
-    data: Ptr,
-    byte_offset: u64,
-    shape: Vec<i64>,
-    strides: Vec<i64>,
-    dtype: DataType,
-    device: DlDevice,
-    flags: Flags,
-    _live: Live,
-}
-
-// SAFETY: the description never changes, and `_memory` (kept alive by the Arc until the
-// deleter drops this) holds every element it addresses: our own buffer, or a foreign tensor
-// whose layout was validated on import. The memory is shared rather than exclusive — that
-// is the contract of Python's DLPack (NumPy shares its arrays the same way): this crate
-// reads and writes it only through raw pointers while attached to the interpreter, and
-// exports read-only data with READ_ONLY.
-unsafe impl TensorOwner for Exported {
-    fn describe(&mut self) -> TensorParts<'_> {
-        TensorParts::new(self.data.0.cast(), self.device, self.dtype, &self.shape[..])
-            .with_strides(&self.strides[..])
-            .with_byte_offset(self.byte_offset)
-            .with_flags(self.flags)
     }
 }
 
@@ -279,6 +272,10 @@ impl Tensor {
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
+        #[cfg(feature = "cuda")]
+        if let Device::Cuda(ordinal) = self.device {
+            return self.cuda_dlpack(py, &request, ordinal);
+        }
         let here = self.device.dl_device();
         let plan = request.plan(here, self.read_only, |target| {
             target == DlDevice::CPU && self.on_host()
@@ -295,17 +292,7 @@ impl Tensor {
             Export::Copy(_) => (Some(self.host_copy()?), Flags::IS_COPIED),
         };
         let source = source.as_ref().unwrap_or(self);
-        let exported = Exported {
-            _memory: Arc::clone(&source.memory),
-            data: source.data,
-            byte_offset: source.byte_offset,
-            shape: source.shape.clone(),
-            strides: source.strides.clone(),
-            dtype: source.dtype.data_type(),
-            device: source.device.dl_device(),
-            flags,
-            _live: EXPORTS.track(),
-        };
+        let exported = source.exported(flags);
         request.capsule(py, exported)
     }
 
@@ -354,6 +341,10 @@ impl Tensor {
 
     /// The elements as nested lists of Python scalars.
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        #[cfg(feature = "cuda")]
+        if let Device::Cuda(ordinal) = self.device {
+            return self.cuda_to_host(py, ordinal)?.tolist(py);
+        }
         self.require_host("tolist()")?;
         let mut flat = Vec::with_capacity(self.count());
         for element in self.elements() {
@@ -366,17 +357,39 @@ impl Tensor {
 
     /// Sets every element to `value` (a bool, int, float or complex the dtype can hold).
     fn fill(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.require_host("fill()")?;
         if self.read_only {
             return Err(PyValueError::new_err("the tensor is read-only"));
         }
         let bytes = scalar::encode(self.dtype, value)?;
+        #[cfg(feature = "cuda")]
+        if let Device::Cuda(ordinal) = self.device {
+            return self.cuda_fill(ordinal, &bytes);
+        }
+        self.require_host("fill()")?;
         for element in self.elements() {
             // SAFETY: a writable host element of `itemsize == bytes.len()` bytes inside the
             // tensor's extent (see `elements`); the producer did not flag it READ_ONLY.
             unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), element, bytes.len()) };
         }
         Ok(())
+    }
+
+    /// `clone()`: a compact copy in new memory on the same device. On a CUDA device the copy
+    /// is queued on the library's stream and `clone()` returns at once.
+    #[pyo3(name = "clone")]
+    fn copy_of(&self) -> PyResult<Tensor> {
+        #[cfg(feature = "cuda")]
+        if let Device::Cuda(ordinal) = self.device {
+            return self.cuda_clone(ordinal);
+        }
+        self.host_copy()
+    }
+
+    /// The address of the first element (a device address for a tensor on a GPU), as DLPack
+    /// consumers see it (`data + byte_offset`): equal addresses mean shared memory.
+    #[getter]
+    fn data_ptr(&self) -> usize {
+        self.data.0.addr().wrapping_add(self.byte_offset as usize)
     }
 
     fn __repr__(&self) -> String {
@@ -391,23 +404,6 @@ impl Tensor {
             self.device.dl_device()
         )
     }
-}
-
-/// Nested lists of `shape` from the flat values.
-fn nest<'py>(
-    py: Python<'py>,
-    shape: &[i64],
-    flat: &mut impl Iterator<Item = Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let Some((&extent, rest)) = shape.split_first() else {
-        return flat
-            .next()
-            .ok_or_else(|| PyTypeError::new_err("ran out of elements"));
-    };
-    let items = (0..extent)
-        .map(|_| nest(py, rest, flat))
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyList::new(py, items)?.into_any())
 }
 
 /// A `BufferError` with the message of a `dlpack_core` error.

@@ -1,0 +1,128 @@
+//! `Tensor` in CUDA memory (feature `cuda`): export with the stream rule, import on the
+//! library's stream, and the few operations `dlpack_demo` has, queued on that stream.
+
+use dlpack_core::ManagedTensor;
+use dlpack_core::cuda::{StreamArg, sync_for_consumer};
+use dlpack_core::ffi::DLDeviceType;
+use dlpack_core::python::{DlpackRequest, from_dlpack, from_dlpack_on_stream, read_tensor_device};
+use dlpack_core::tensor::Flags;
+use pyo3::exceptions::PyBufferError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use super::{Tensor, buffer_error};
+use crate::cuda;
+
+impl Tensor {
+    /// `__dlpack__` for a tensor on `cuda:{ordinal}`: its pending work is queued on the
+    /// library's stream there, which the consumer's stream is made to wait for (or a copy to
+    /// the CPU or the same device is made on it, as the request asks).
+    pub(super) fn cuda_dlpack<'py>(
+        &self,
+        py: Python<'py>,
+        request: &DlpackRequest,
+        ordinal: u32,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let stream = cuda::stream(ordinal)?;
+        let flags = if self.read_only {
+            Flags::READ_ONLY
+        } else {
+            Flags::EMPTY
+        };
+        // SAFETY: a stream handle in the request was passed by the consumer, which the array
+        // API standard obliges to pass a live stream of the tensor's device.
+        unsafe { request.cuda_capsule(py, self.exported(flags), &stream) }
+    }
+
+    /// A host copy, made on the library's stream after the work queued there.
+    pub(super) fn cuda_to_host(&self, py: Python<'_>, ordinal: u32) -> PyResult<Tensor> {
+        let tensor =
+            ManagedTensor::from_owner(self.exported(Flags::EMPTY)).map_err(buffer_error)?;
+        Tensor::import(cuda::to_host(py, tensor, ordinal)?)
+    }
+
+    /// Sets every element to the element `pattern`, on the library's stream, without waiting.
+    pub(super) fn cuda_fill(&self, ordinal: u32, pattern: &[u8]) -> PyResult<()> {
+        self.require_compact("fill()")?;
+        let stream = cuda::stream(ordinal)?;
+        // SAFETY: the tensor's `count()` compact elements start at its first element (our
+        // own allocation, or an import validated against its producer's extent), writable
+        // (not READ_ONLY, checked by the caller); the memory outlives the queued memset: our
+        // allocations are freed on this same stream, and imports wait for it before release.
+        unsafe { cuda::fill(&stream, self.first_address(), self.count(), pattern) }
+    }
+
+    /// A compact copy on the same device, queued on the library's stream.
+    pub(super) fn cuda_clone(&self, ordinal: u32) -> PyResult<Tensor> {
+        self.require_compact("clone()")?;
+        let shape: Vec<usize> = self.shape.iter().map(|&extent| extent as usize).collect();
+        let copy = Tensor::zeros_on(&shape, self.dtype, self.device)?;
+        let stream = cuda::stream(ordinal)?;
+        let len = self.count() * self.dtype.data_type().itemsize();
+        // SAFETY: `len` bytes of compact elements on both sides (see `cuda_fill`), in two
+        // different allocations on `cuda:{ordinal}`, both outliving the queued copy (`copy` is
+        // freed on this stream).
+        unsafe { cuda::copy(&stream, copy.first_address(), self.first_address(), len) }?;
+        Ok(copy)
+    }
+
+    /// The device address of the first element.
+    fn first_address(&self) -> u64 {
+        self.data.0.addr().wrapping_add(self.byte_offset as usize) as u64
+    }
+
+    fn require_compact(&self, what: &str) -> PyResult<()> {
+        if self.strides == super::row_major(&self.shape) {
+            Ok(())
+        } else {
+            Err(PyBufferError::new_err(format!(
+                "{what} on a CUDA device needs a compact row-major tensor; strides {:?} are not",
+                self.strides
+            )))
+        }
+    }
+}
+
+/// `from_dlpack` for `dlpack_demo`: a tensor that will be on `cuda:n` is asked for on the
+/// library's stream there, so that the producer's pending work is ordered before everything
+/// this library queues on it; any other tensor as `dlpack_core::python::from_dlpack` asks for
+/// it (on a machine without a CUDA device too).
+pub fn import_on_stream(
+    obj: &Bound<'_, PyAny>,
+    device: Option<dlpack_core::Device>,
+    copy: Option<bool>,
+) -> PyResult<ManagedTensor> {
+    let py = obj.py();
+    // Read leniently, as `from_dlpack` reads it: PaddlePaddle's CPU tensors say `(1, None)`.
+    let target = match device {
+        Some(device) => Some(device),
+        None if !obj.is_instance_of::<PyCapsule>()
+            && obj.get_type().hasattr(intern!(py, "__dlpack_device__"))? =>
+        {
+            read_tensor_device(obj).ok()
+        }
+        None => None,
+    };
+    if let Some(target) = target
+        && target.device_type == DLDeviceType::CUDA
+        && let Ok(ordinal) = u32::try_from(target.device_id)
+        && let Ok(stream) = cuda::stream(ordinal)
+    {
+        return from_dlpack_on_stream(obj, device, copy, &stream);
+    }
+    let tensor = from_dlpack(obj, device, copy)?;
+    // A producer that did not say where its tensor is was asked without `stream=`: it ordered
+    // its work before the legacy default stream, which the library's stream now waits for.
+    let there = tensor.device();
+    if target.is_none()
+        && there.device_type == DLDeviceType::CUDA
+        && let Ok(ordinal) = u32::try_from(there.device_id)
+        && let Ok(stream) = cuda::stream(ordinal)
+    {
+        let legacy = stream.context().default_stream();
+        // SAFETY: the consumer named is the library's own stream, alive for the process.
+        unsafe { sync_for_consumer(&legacy, StreamArg::of(&stream)) }?;
+    }
+    Ok(tensor)
+}
