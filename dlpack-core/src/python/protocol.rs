@@ -17,8 +17,8 @@ use crate::ffi::{DLDataTypeCode, DLDeviceType};
 ///
 /// 1. A capsule, or a class with `__dlpack__`, is a [`Tensor`](Self::Tensor) (a tensor's class
 ///    also has `__dlpack_device__`, which then names the tensor's device, not a device object).
-/// 2. A class with `__dlpack_data_type__` is a [`DataType`](Self::DataType).
-/// 3. A class with `__dlpack_device__` (and no `__dlpack__`) is a [`Device`](Self::Device).
+/// 2. A class with `__dlpack_data_type__` is a [`DataTypeObject`](Self::DataTypeObject).
+/// 3. A class with `__dlpack_device__` (and no `__dlpack__`) is a [`DeviceObject`](Self::DeviceObject).
 ///
 /// ```
 /// use dlpack_core::{Device, ManagedTensor};
@@ -28,7 +28,7 @@ use crate::ffi::{DLDataTypeCode, DLDeviceType};
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let gpu = Bound::new(py, PyDevice::from(Device::cuda(0)))?;
-///     assert_eq!(protocol_kind(gpu.as_any())?, Some(ProtocolKind::Device));
+///     assert_eq!(protocol_kind(gpu.as_any())?, Some(ProtocolKind::DeviceObject));
 ///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8], &[1])?)?;
 ///     assert_eq!(protocol_kind(capsule.as_any())?, Some(ProtocolKind::Tensor));
 ///     // A class with both `__dlpack__` and `__dlpack_device__` is a tensor, not a device.
@@ -49,9 +49,11 @@ pub enum ProtocolKind {
     /// A tensor: `__dlpack__`, or a raw DLPack capsule.
     Tensor,
     /// A data type: `__dlpack_data_type__`.
-    DataType,
+    DataTypeObject,
     /// A device: `__dlpack_device__` without `__dlpack__`.
-    Device,
+    DeviceObject,
+    // (Not `DataType`/`Device`: a second item of either name anywhere in the crate graph makes
+    // rustc print `dlpack_core::DataType` in full in every diagnostic.)
 }
 
 /// Which kind of DLPack value `obj` is, or `None` for an object that speaks none of the three
@@ -65,7 +67,7 @@ pub enum ProtocolKind {
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let f16 = Bound::new(py, PyDataType::from(DataType::F16))?;
-///     assert_eq!(protocol_kind(f16.as_any())?, Some(ProtocolKind::DataType));
+///     assert_eq!(protocol_kind(f16.as_any())?, Some(ProtocolKind::DataTypeObject));
 ///     assert_eq!(protocol_kind(&1.5f64.into_pyobject(py)?.into_any())?, None);
 ///     Ok(())
 /// })?;
@@ -80,9 +82,9 @@ pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
     if class.hasattr(intern!(py, "__dlpack__"))? {
         Ok(Some(ProtocolKind::Tensor))
     } else if class.hasattr(intern!(py, "__dlpack_data_type__"))? {
-        Ok(Some(ProtocolKind::DataType))
+        Ok(Some(ProtocolKind::DataTypeObject))
     } else if class.hasattr(intern!(py, "__dlpack_device__"))? {
-        Ok(Some(ProtocolKind::Device))
+        Ok(Some(ProtocolKind::DeviceObject))
     } else {
         Ok(None)
     }
@@ -130,7 +132,7 @@ pub fn read_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
     }
     let method = intern!(obj.py(), "__dlpack_data_type__");
     match protocol_kind(obj)? {
-        Some(ProtocolKind::DataType) => {}
+        Some(ProtocolKind::DataTypeObject) => {}
         Some(ProtocolKind::Tensor) => {
             return Err(PyTypeError::new_err(format!(
                 "expected a data type, got a tensor ({}, whose class has __dlpack__); \
@@ -187,7 +189,7 @@ pub fn read_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
         return Ok(name.to_str()?.parse::<Device>()?);
     }
     match protocol_kind(obj)? {
-        Some(ProtocolKind::Device) => device_of(obj),
+        Some(ProtocolKind::DeviceObject) => device_of(obj),
         None if is_tvm_ffi_device(obj)? => tvm_ffi_device(obj),
         Some(ProtocolKind::Tensor) => Err(PyTypeError::new_err(format!(
             "expected a device, got a tensor ({}, whose class has __dlpack__); \

@@ -84,18 +84,18 @@ mod dlpack_demo {
             Some(kind) if device.is_some() || copy.is_some() => Err(PyTypeError::new_err(format!(
                 "device= and copy= are for tensors; {} is a {}",
                 obj.repr()?,
-                if kind == ProtocolKind::DataType {
+                if kind == ProtocolKind::DataTypeObject {
                     "data type"
                 } else {
                     "device"
                 }
             ))),
-            Some(ProtocolKind::DataType) => Ok(obj
+            Some(ProtocolKind::DataTypeObject) => Ok(obj
                 .extract::<DataTypeLike<DType>>()?
                 .0
                 .into_pyobject(py)?
                 .into_any()),
-            Some(ProtocolKind::Device) => {
+            Some(ProtocolKind::DeviceObject) => {
                 Ok(PyDevice(obj.extract::<DeviceLike<super::Device>>()?.0)
                     .into_pyobject(py)?
                     .into_any())
@@ -167,8 +167,8 @@ mod dlpack_demo {
         fn kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
             Ok(protocol_kind(obj)?.map(|kind| match kind {
                 ProtocolKind::Tensor => "tensor",
-                ProtocolKind::DataType => "dtype",
-                ProtocolKind::Device => "device",
+                ProtocolKind::DataTypeObject => "dtype",
+                ProtocolKind::DeviceObject => "device",
             }))
         }
     }
