@@ -3,6 +3,8 @@
 # against numpy, PaddlePaddle and TVM FFI from PyPI.
 #
 #   scripts/python-tests.sh [pytest arguments...]
+#   scripts/python-tests.sh --install-only   (create the venv and install the peers, then stop:
+#                                             CI uses it for the DLPack 1.3 header in tvm-ffi)
 #
 # Environment:
 #   PYTHON                the interpreter to build the venv with (default: python3, 3.9 or newer)
@@ -42,6 +44,9 @@ step "installing the peers: ${peers[*]}"
 python -m pip install --quiet --disable-pip-version-check "${peers[@]}"
 python -m pip list --disable-pip-version-check 2>/dev/null |
   grep -Ei '^(numpy|paddlepaddle|apache-tvm-ffi|maturin|pytest) ' || true
+if [[ "${1:-}" == --install-only ]]; then
+  exit 0
+fi
 
 manifest="examples/python/Cargo.toml"
 features="${DLPACK_DEMO_FEATURES:-}"
