@@ -149,6 +149,12 @@ pub(crate) fn check_ndim(ndim: i32) -> Result<usize, TensorError> {
     }
 }
 
+/// Whether [`check_dtype`] accepts `dtype`, as a `const fn`: exports of an `Element` type
+/// evaluate it at compile time.
+pub(crate) const fn dtype_is_valid(dtype: DataType) -> bool {
+    dlpack_grammar::check_data_type(dtype.code.0, dtype.bits, dtype.lanes).is_ok()
+}
+
 pub(crate) fn check_dtype(dtype: DataType) -> Result<(), TensorError> {
     match dlpack_grammar::check_data_type(dtype.code.0, dtype.bits, dtype.lanes) {
         Ok(_) => Ok(()),
