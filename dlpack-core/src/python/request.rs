@@ -4,7 +4,8 @@ use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 
-use super::protocol::{check_device_pair, check_tuple, repr, type_name};
+use super::ints::{Origin, check_tuple, repr, type_name};
+use super::protocol::check_device_pair;
 use crate::device::Device;
 use crate::ffi::{DLDeviceType, DLPackVersion};
 
@@ -159,7 +160,11 @@ impl DlpackRequest {
         let max_version = match given(max_version) {
             None => None,
             Some(value) => {
-                let call = check_tuple::<2>(value, "max_version=", "(major, minor)")?;
+                let call = check_tuple::<2>(
+                    value.clone(),
+                    Origin::Argument("max_version="),
+                    "(major, minor)",
+                )?;
                 let [major, minor] = &call.items;
                 let major = call.in_range(major, "major version", u32::MAX.into())?;
                 let minor = call.in_range(minor, "minor version", u32::MAX.into())?;
@@ -173,7 +178,11 @@ impl DlpackRequest {
         let dl_device = match given(dl_device) {
             None => None,
             Some(value) => {
-                let call = check_tuple::<2>(value, "dl_device=", "(device_type, device_id)")?;
+                let call = check_tuple::<2>(
+                    value.clone(),
+                    Origin::Argument("dl_device="),
+                    "(device_type, device_id)",
+                )?;
                 Some(check_device_pair(&call)?)
             }
         };
