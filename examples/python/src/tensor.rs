@@ -39,9 +39,10 @@ pub struct Tensor {
     /// The data pointer as DLPack has it: the first element is `byte_offset` bytes past it.
     data: Ptr,
     byte_offset: u64,
-    shape: Vec<i64>,
-    /// In elements.
-    strides: Vec<i64>,
+    /// Shared with the tensor's exports, which hand DLPack these without a copy.
+    shape: Arc<[i64]>,
+    /// In elements; shared as `shape` is.
+    strides: Arc<[i64]>,
     dtype: DType,
     device: Device,
     read_only: bool,
@@ -147,8 +148,8 @@ impl Tensor {
             memory,
             data,
             byte_offset,
-            shape,
-            strides,
+            shape: shape.into(),
+            strides: strides.into(),
             dtype,
             device,
             read_only,
@@ -231,8 +232,8 @@ impl Tensor {
             _memory: Arc::clone(&self.memory),
             data: self.data,
             byte_offset: self.byte_offset,
-            shape: self.shape.clone(),
-            strides: self.strides.clone(),
+            shape: Arc::clone(&self.shape),
+            strides: Arc::clone(&self.strides),
             dtype: self.dtype.data_type(),
             device: self.device.dl_device(),
             flags,
@@ -304,13 +305,13 @@ impl Tensor {
     /// The extents.
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, &self.shape)
+        PyTuple::new(py, self.shape.iter())
     }
 
     /// The strides, in elements.
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, &self.strides)
+        PyTuple::new(py, self.strides.iter())
     }
 
     #[getter]

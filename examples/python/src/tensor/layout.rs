@@ -38,13 +38,15 @@ pub(super) fn row_major(shape: &[i64]) -> Vec<i64> {
     strides
 }
 
-/// What an export keeps alive: the memory, and the description it was exported with.
+/// What an export keeps alive: the memory, and the description it was exported with (the
+/// shape and strides shared with the tensor, not copied: exporting is on every `__dlpack__`
+/// call).
 pub(super) struct Exported {
     pub(super) _memory: Arc<Memory>,
     pub(super) data: Ptr,
     pub(super) byte_offset: u64,
-    pub(super) shape: Vec<i64>,
-    pub(super) strides: Vec<i64>,
+    pub(super) shape: Arc<[i64]>,
+    pub(super) strides: Arc<[i64]>,
     pub(super) dtype: DataType,
     pub(super) device: DlDevice,
     pub(super) flags: Flags,

@@ -73,7 +73,7 @@ impl Tensor {
     }
 
     fn require_compact(&self, what: &str) -> PyResult<()> {
-        if self.strides == super::row_major(&self.shape) {
+        if *self.strides == *super::row_major(&self.shape) {
             Ok(())
         } else {
             Err(PyBufferError::new_err(format!(
