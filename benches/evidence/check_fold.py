@@ -3,7 +3,9 @@
 A function folds when its body is only `mov`s of immediates (into the return slot `N(%rdi)`
 or the return register) or of a register, then `ret`: no call, no branch, no load, no table.
 The bytes those stores write are then laid out, and the expected DLPack value must appear in
-them. Writes a report of every function (verdict and body) and exits 1 if one does not fold.
+them. A function LLVM merged with another of identical code (`name = other` in the listing)
+is checked through the other's body, and the report says so. Writes a report of every function
+(verdict and body) and exits 1 if one does not fold.
 
 Usage: python3 check_fold.py REPORT [!]ASM_FILE:FUNCTION:HEX_BYTES ...
 (HEX_BYTES: the value as it sits in memory, e.g. float32 = code 2, bits 32, lanes 1 = 02200100;
@@ -16,6 +18,13 @@ import sys
 REGISTERS = {"%al": (0, 1), "%ax": (0, 2), "%eax": (0, 4), "%rax": (0, 8)}
 STORE = re.compile(r"^mov([bwlq]|absq)?$")
 WIDTH = {"b": 1, "w": 2, "l": 4, "q": 8, "absq": 8}
+
+
+def alias(asm, name):
+    """The function `name` is an alias of (`name = other`: LLVM merged two functions whose
+    code is identical, such as a derived mapping and the hand-written one), or None."""
+    m = re.search(rf"^{re.escape(name)} = (\S+)$", asm, re.MULTILINE)
+    return m.group(1) if m else None
 
 
 def body(asm, name):
@@ -87,9 +96,12 @@ def main():
         if path not in cache:
             with open(path) as f:
                 cache[path] = f.read()
-        lines = body(cache[path], name)
+        target = alias(cache[path], name)
+        lines = body(cache[path], target or name)
         verdict, laid = check(lines, bytes.fromhex(hexbytes))
         shown = f" (writes {laid}, holding {hexbytes})" if laid is not None else ""
+        if target:
+            shown += f"; the same code as {target}, merged by LLVM"
         if control:
             ok = verdict.startswith("NOT FOLDED")
             verdict = f"control, {verdict}: {'as expected' if ok else 'UNEXPECTED, the check is broken'}"

@@ -346,7 +346,11 @@ impl fmt::Display for TensorError {
                 "element {index} of a bool tensor is the byte {byte}; expected 0 or 1"
             ),
             Self::ShapeMismatch { shape, len } => {
-                let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+                let count = if shape.contains(&0) {
+                    Some(0)
+                } else {
+                    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+                };
                 match count {
                     Some(count) => write!(
                         f,

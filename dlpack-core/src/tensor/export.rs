@@ -12,54 +12,30 @@
 //! The owner describes its data after it has reached its final place in the allocation, so the
 //! pointer it gives stays valid until the deleter drops it; a first description, made before
 //! the move, only sizes the allocation.
+//!
+//! The shape and strides are written straight into the allocation, converted to `int64_t` and
+//! checked on the way ([`Describe::dims`]); what that leaves of the rules an importer applies
+//! ([`validate`](super::validate)) is checked on the values written ([`Describe::check`]),
+//! rather than by validating the finished tensor again. `from_vec` and friends ([`Shaped`]) write the shape and
+//! compact strides in one pass that also checks the shape against the data's length, and have
+//! nothing left to check (see [`describe`](super::describe)). Debug builds (the test suite, Miri)
+//! still validate every finished export as an importer would, and assert that it passes;
+//! `tests/prop_export.rs` holds every description to the importer's rules.
 
 use core::ffi::c_void;
+use core::mem::MaybeUninit;
 use core::ptr::{self, NonNull};
 use std::alloc::{self, Layout};
-use std::sync::Arc;
 
 use super::MAX_NDIM;
+use super::describe::Dims64;
+#[cfg(feature = "ndarray")]
+pub(crate) use super::describe::Flagged;
+pub(crate) use super::describe::{ByOwner, Describe, Reexport, Shaped};
 use super::error::TensorError;
-use super::flags::Flags;
-use super::owner::{Dims, TensorOwner, TensorParts};
+use super::owner::TensorParts;
 use super::raw::{Abi, Owned};
-use super::validate;
-use crate::element::Element;
 use crate::ffi::DLTensor;
-
-/// How an export learns what it exports, for an owner of type `O`: from the owner itself
-/// ([`ByOwner`]), or from the caller that holds the shape (`from_vec` and friends).
-///
-/// # Safety
-///
-/// The pair (`self`, owner) must meet the contract of [`TensorOwner`]: the same answer each
-/// time, memory valid from the last call until the owner is dropped, exclusive unless
-/// `READ_ONLY`.
-pub(crate) unsafe trait Describe<O> {
-    fn describe<'a>(&'a self, owner: &'a mut O) -> TensorParts<'a>;
-}
-
-/// The owner describes itself.
-pub(crate) struct ByOwner;
-
-// SAFETY: forwards to `TensorOwner`, whose implementations promise the same contract.
-unsafe impl<O: TensorOwner> Describe<O> for ByOwner {
-    fn describe<'a>(&'a self, owner: &'a mut O) -> TensorParts<'a> {
-        owner.describe()
-    }
-}
-
-/// The owner describes itself, and the export adds flags (`IS_COPIED` for a fresh copy).
-#[cfg(feature = "ndarray")]
-pub(crate) struct Flagged(pub(crate) Flags);
-
-#[cfg(feature = "ndarray")]
-// SAFETY: forwards to `TensorOwner`; the caller adds only flags that are true of the owner.
-unsafe impl<O: TensorOwner> Describe<O> for Flagged {
-    fn describe<'a>(&'a self, owner: &'a mut O) -> TensorParts<'a> {
-        owner.describe().with_flags(self.0)
-    }
-}
 
 #[repr(C)]
 struct Header<M, O> {
@@ -112,6 +88,7 @@ unsafe extern "C" fn delete<M: Abi, O>(managed: *mut M) {
 }
 
 /// Exports `owner` as `M`, described by `how`.
+#[inline]
 pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
     mut owner: O,
     how: &D,
@@ -142,20 +119,19 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
             after,
         });
     }
-    let mut buf = [0i64; 2 * MAX_NDIM];
-    let (shape, strides) = buf.split_at_mut(ndim);
-    fill_dims(&parts, shape, &mut strides[..ndim])?;
-    let elements = validate::check_shape(shape)?;
-    if elements > 0 && parts.data().is_null() {
-        return Err(TensorError::NullData { elements });
+    // SAFETY: `dims_offset` is inside the allocation, aligned for i64 and followed by room
+    // for 2 * ndim values (`header_layout`), which overlap neither the header nor the owner
+    // that `parts` borrows.
+    let dims = unsafe { base.add(dims_offset).cast::<i64>() };
+    // SAFETY: the 2 * ndim values above, as `MaybeUninit` (no value need be initialised);
+    // nothing else refers to them while the slice lives.
+    let uninit =
+        unsafe { core::slice::from_raw_parts_mut(dims.cast::<MaybeUninit<i64>>(), 2 * ndim) };
+    // From here on every value is initialised (`Describe::dims`'s contract).
+    let count = how.dims(&parts, uninit)?;
+    if count > 0 && parts.data().is_null() {
+        return Err(TensorError::NullData { elements: count });
     }
-    // SAFETY: `dims_offset` is inside the allocation, aligned for i64 and followed by room for
-    // 2 * ndim values (`header_layout`); `buf` holds them.
-    let dims = unsafe {
-        let dims = base.add(dims_offset).cast::<i64>();
-        ptr::copy_nonoverlapping(buf.as_ptr(), dims, 2 * ndim);
-        dims
-    };
     let dl_tensor = DLTensor {
         data: parts.data(),
         device: parts.device(),
@@ -172,24 +148,41 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
         base.cast::<c_void>(),
         delete::<M, O>,
     )?;
-    // SAFETY: the header's first field, written once; the owner borrow (`parts`) has ended.
+    // SAFETY: the shape and strides `how.dims` wrote, all of them; only read from here on.
+    let written = unsafe {
+        Dims64 {
+            shape: core::slice::from_raw_parts(dl_tensor.shape, ndim),
+            strides: core::slice::from_raw_parts(dl_tensor.strides, ndim),
+            count,
+        }
+    };
+    // The rules an importer applies that `dims` did not check, with the flags the struct
+    // carries (none for a legacy tensor).
+    how.check(&dl_tensor, managed.flags(), &written)?;
+    // SAFETY: the header's first field, written once; the owner borrow (`parts`) and the
+    // dims slices have ended.
     unsafe { (&raw mut (*header).managed).write(managed) };
     core::mem::forget(pending);
 
     // SAFETY: a complete header whose deleter frees exactly this allocation; we own it.
     let owned = unsafe { Owned::from_raw(NonNull::new_unchecked(header.cast::<M>())) };
-    let managed = owned.get();
-    // Check the result with the rules an importer applies; on failure `owned` is dropped,
-    // and its deleter drops the owner and frees the memory.
-    // SAFETY: shape and strides point into the allocation, which lives as long as `owned`.
-    unsafe {
-        validate::layout(managed.dl_tensor(), managed.flags(), managed.strides_rule())?;
+    #[cfg(debug_assertions)]
+    {
+        let managed = owned.get();
+        // SAFETY: shape and strides point into the allocation, which lives as long as `owned`.
+        let checked = unsafe {
+            super::validate::layout(managed.dl_tensor(), managed.flags(), managed.strides_rule())
+        };
+        debug_assert!(
+            checked.is_ok(),
+            "an export an importer would refuse: {checked:?}"
+        );
     }
     Ok(owned)
 }
 
 /// The rank a description gives, if it is at most [`MAX_NDIM`] and the strides match it.
-fn check_rank(parts: &TensorParts<'_>) -> Result<usize, TensorError> {
+pub(crate) fn check_rank(parts: &TensorParts<'_>) -> Result<usize, TensorError> {
     let ndim = parts.shape().len();
     if ndim > MAX_NDIM {
         return Err(TensorError::Ndim {
@@ -205,120 +198,4 @@ fn check_rank(parts: &TensorParts<'_>) -> Result<usize, TensorError> {
         }
     }
     Ok(ndim)
-}
-
-/// Converts the description's shape and strides to `int64_t`; compact strides when it has
-/// none.
-fn fill_dims(
-    parts: &TensorParts<'_>,
-    shape: &mut [i64],
-    strides: &mut [i64],
-) -> Result<(), TensorError> {
-    convert(parts.shape(), "shape", shape)?;
-    match parts.strides() {
-        Some(given) => convert(given, "strides", strides),
-        None => {
-            validate::check_shape(shape)?;
-            validate::write_compact_strides(shape, strides);
-            Ok(())
-        }
-    }
-}
-
-fn convert(dims: Dims<'_>, field: &'static str, out: &mut [i64]) -> Result<(), TensorError> {
-    for (axis, slot) in out.iter_mut().enumerate() {
-        let value = dims.get(axis).unwrap_or_default();
-        *slot =
-            i64::try_from(value).map_err(|_| TensorError::DimOutOfRange { field, axis, value })?;
-    }
-    Ok(())
-}
-
-/// One buffer whose shape the caller holds: `from_vec`, `from_boxed`, `from_arc`.
-pub(crate) struct Shaped<'s> {
-    shape: &'s [usize],
-    flags: Flags,
-}
-
-impl<'s> Shaped<'s> {
-    /// Refuses a shape that does not hold exactly `len` elements.
-    pub(crate) fn new(shape: &'s [usize], len: usize) -> Result<Self, TensorError> {
-        let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-        if count == Some(len) {
-            Ok(Self {
-                shape,
-                flags: Flags::EMPTY,
-            })
-        } else {
-            Err(TensorError::ShapeMismatch {
-                shape: shape.into(),
-                len,
-            })
-        }
-    }
-
-    /// With these flags added.
-    pub(crate) fn with_flags(self, flags: Flags) -> Self {
-        Self {
-            flags: self.flags | flags,
-            ..self
-        }
-    }
-}
-
-// SAFETY: the Vec holds `len` initialised elements, which `new` checked the shape covers
-// exactly; its buffer does not move with the Vec, `as_mut_ptr` does not materialise a
-// reference to it, and only the Vec's drop frees it. The Vec is ours alone.
-unsafe impl<T: Element> Describe<Vec<T>> for Shaped<'_> {
-    fn describe<'a>(&'a self, owner: &'a mut Vec<T>) -> TensorParts<'a> {
-        TensorParts::host(owner.as_mut_ptr(), self.shape).with_flags(self.flags)
-    }
-}
-
-// SAFETY: as for Vec, except that other clones of the Arc may read the slice, so the export is
-// READ_ONLY; no clone can write it while this one lives (`Arc::get_mut` fails). The pointer
-// comes from `Arc::as_ptr`, which does not go through a reference.
-unsafe impl<T: Element> Describe<Arc<[T]>> for Shaped<'_> {
-    fn describe<'a>(&'a self, owner: &'a mut Arc<[T]>) -> TensorParts<'a> {
-        TensorParts::host(Arc::as_ptr(owner).cast::<T>().cast_mut(), self.shape)
-            .with_flags(self.flags)
-            .read_only()
-    }
-}
-
-/// An imported tensor exported again (versioned as legacy, or the reverse): the original is the
-/// owner, and its metadata, validated before the export, is the description.
-pub(crate) struct Reexport {
-    /// The rank, validated.
-    pub(crate) ndim: usize,
-    /// The flags to export.
-    pub(crate) flags: Flags,
-}
-
-// SAFETY: the original's producer guarantees its data for as long as it is not released, and
-// the original is released only when the re-export's owner is dropped. Its shape and strides
-// arrays, validated for `ndim` entries, stay unchanged meanwhile (`from_raw`'s contract).
-unsafe impl<M: Abi> Describe<Owned<M>> for Reexport {
-    fn describe<'a>(&'a self, owner: &'a mut Owned<M>) -> TensorParts<'a> {
-        let t = owner.get().dl_tensor();
-        let (shape, strides): (&[i64], Option<&[i64]>) = if self.ndim == 0 {
-            (&[], None)
-        } else {
-            // SAFETY: validated non-null and aligned, `ndim` entries, unchanged for 'a.
-            unsafe {
-                (
-                    core::slice::from_raw_parts(t.shape, self.ndim),
-                    (!t.strides.is_null())
-                        .then(|| core::slice::from_raw_parts(t.strides, self.ndim)),
-                )
-            }
-        };
-        let parts = TensorParts::new(t.data, t.device, t.dtype, shape)
-            .with_byte_offset(t.byte_offset)
-            .with_flags(self.flags);
-        match strides {
-            Some(strides) => parts.with_strides(strides),
-            None => parts,
-        }
-    }
 }

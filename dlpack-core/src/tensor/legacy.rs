@@ -211,6 +211,7 @@ impl LegacyManagedTensor {
     /// assert_eq!(view.flags(), Flags::EMPTY); // the legacy struct has none
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
+    #[inline]
     pub fn view(&self) -> Result<TensorView<'_>, Error> {
         let m = self.0.get();
         // SAFETY: `from_raw`'s contract (or our own export) keeps the metadata and data valid
@@ -228,6 +229,7 @@ impl LegacyManagedTensor {
     /// assert_eq!(tensor.view()?.as_slice::<i16>()?, [2, 1]);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
+    #[inline]
     pub fn view_mut(&mut self) -> Result<TensorViewMut<'_>, Error> {
         let m = self.0.get();
         // SAFETY: as for `view`, with `&mut self` for exclusivity on our side.

@@ -136,6 +136,7 @@
 //! export `READ_ONLY`; copies export `IS_COPIED`. A legacy export refuses what the legacy struct
 //! cannot say (`READ_ONLY`, padded sub-byte types) rather than lose it.
 
+mod describe;
 mod error;
 mod exchange;
 mod export;

@@ -282,6 +282,7 @@ impl ManagedTensor {
     /// assert_eq!(view.as_slice::<i64>()?[4], 5);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
+    #[inline]
     pub fn view(&self) -> Result<TensorView<'_>, Error> {
         let m = self.0.get();
         // SAFETY: `from_raw`'s contract (or our own export) keeps the metadata and data valid
@@ -303,6 +304,7 @@ impl ManagedTensor {
     /// assert_eq!(shared.view_mut().unwrap_err(), Error::Tensor(TensorError::ReadOnly));
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
+    #[inline]
     pub fn view_mut(&mut self) -> Result<TensorViewMut<'_>, Error> {
         let m = self.0.get();
         // SAFETY: as for `view`; `&mut self` makes the access exclusive on our side, and

@@ -16,7 +16,7 @@ use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
-use crate::ffi::{DLPackVersion, DLTensor};
+use crate::ffi::{DLDeviceType, DLPackVersion, DLTensor};
 
 /// A validated, read-only view of a tensor: its shape, strides, data type and device, and
 /// typed access to its elements when the CPU can read them.
@@ -63,6 +63,7 @@ impl<'a> TensorView<'a> {
     /// For `'a`: the tensor's `shape` and `strides` (when non-null) point to `ndim` readable
     /// values that do not change, and, when the device is host-readable, the memory the
     /// metadata describes is readable, initialised and written by nobody.
+    #[inline]
     pub(crate) unsafe fn new(
         tensor: &'a DLTensor,
         flags: Flags,
@@ -533,22 +534,31 @@ impl<'a> TensorView<'a> {
         }
     }
 
+    #[inline]
     fn check_contiguous(&self) -> Result<(), TensorError> {
         if self.layout.contiguous {
             Ok(())
         } else {
-            Err(TensorError::NotContiguous {
-                shape: self.layout.shape.into(),
-                strides: self.layout.strides.as_ref().into(),
-            })
+            Err(self.not_contiguous())
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_contiguous(&self) -> TensorError {
+        TensorError::NotContiguous {
+            shape: self.layout.shape.into(),
+            strides: self.layout.strides.as_ref().into(),
         }
     }
 
     /// The address of the first element (`data + byte_offset`) if the CPU can read the data:
     /// `None` for an empty tensor, an error for another device, null data or an extent that
     /// leaves the address space.
+    #[inline]
     pub(crate) fn host_first(&self) -> Result<Option<*mut u8>, TensorError> {
-        if !Device::CPU.can_access(self.device) {
+        // CPU memory (whatever its id), the common case, is decided without `can_access`.
+        if self.device.device_type != DLDeviceType::CPU && !Device::CPU.can_access(self.device) {
             return Err(TensorError::NotHostAccessible {
                 device: self.device,
             });

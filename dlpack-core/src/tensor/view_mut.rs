@@ -52,6 +52,7 @@ impl<'a> TensorViewMut<'a> {
     /// # Safety
     ///
     /// As [`TensorView::new`], and the memory is writable and accessed by nobody else for 'a.
+    #[inline]
     pub(crate) unsafe fn new(
         tensor: &'a DLTensor,
         flags: Flags,

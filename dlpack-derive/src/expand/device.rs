@@ -4,6 +4,10 @@
 //! variants that import one fixed id), then one `ACCEPTS` test per delegating variant. Ids
 //! convert through `__private::{export_id, import_id}`, which check the range both ways
 //! (never a wrap); a device type without ids ignores the id, as `Device`'s equality does.
+//! `dlpack_device` is `Ok(match self { .. })`: a fixed device is a plain arm, an id conversion
+//! or a delegating variant uses `?`, a `skip` arm returns its error. One `Ok` around the match,
+//! rather than one per arm, compiles to the same code as a hand-written match
+//! (`benches/evidence/instructions.py`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
@@ -131,7 +135,7 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
                         let n = if let Id::Fixed(n) = id { *n } else { 0 };
                         let pat = pattern(item.v, None);
                         let d = constant(krate, t, n);
-                        quote!(#cfgs #pat => ::core::result::Result::Ok(#d),)
+                        quote!(#cfgs #pat => #d,)
                     }
                     Id::Field(f) => {
                         let pat = pattern(item.v, Some((f, &id_binding)));
@@ -139,14 +143,14 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
                         let call = quote_spanned!(f.span=> #krate::__private::export_id::<Self>(
                             #ty, <#fty as #krate::__private::DeviceId>::to_i128(*#id_binding)
                         ));
-                        quote!(#cfgs #pat => #call,)
+                        quote!(#cfgs #pat => #call?,)
                     }
                     Id::With { field, path } => {
                         let pat = pattern(item.v, Some((field, &inner)));
                         let ty = device_type(krate, t);
                         let span = syn::spanned::Spanned::span(path);
                         let call = quote_spanned!(span=> #krate::__private::IdWithOutput::into_device::<Self>(#path(#inner), #ty));
-                        quote!(#cfgs #pat => #call,)
+                        quote!(#cfgs #pat => #call?,)
                     }
                 }
             }
@@ -154,12 +158,12 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
                 let pat = pattern(item.v, Some((field, &inner)));
                 let ty = field.ty;
                 let call = quote_spanned!(field.ty_span()=> <#ty as #krate::DlpackDevice>::dlpack_device(#inner));
-                quote!(#cfgs #pat => #call,)
+                quote!(#cfgs #pat => #call?,)
             }
             Map::Skip => {
                 let pat = pattern(item.v, None);
                 let name = value_name(input, item.v);
-                quote!(#cfgs #pat => ::core::result::Result::Err(
+                quote!(#cfgs #pat => return ::core::result::Result::Err(
                     #krate::__private::no_device::<Self>(#name)
                 ),)
             }
@@ -168,7 +172,7 @@ fn expand_items(input: &Input, krate: &Path, items: &[Item], is_enum: bool) -> T
     let export = if items.is_empty() {
         quote!(match *self {})
     } else {
-        quote!(match self { #(#export_arms)* })
+        quote!(::core::result::Result::Ok(match self { #(#export_arms)* }))
     };
 
     // from_dlpack_device: fixed ids first, then whole device types.

@@ -12,6 +12,7 @@ mod malformed;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 mod prop;
+mod prop_export;
 mod release;
 mod roundtrip;
 
