@@ -14,11 +14,11 @@ use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple, PyType};
 
 use crate::error::Error;
 
-/// One item of a protocol tuple: its value, or its decimal text when it does not fit `i64`
-/// (then it is out of every range the protocol has).
-pub(crate) enum Item {
-    Fits(i64),
-    Huge(String),
+/// A Python value that should be a tuple of ints, and where it came from: a protocol
+/// method's return value or a keyword argument. [`ints`](Self::ints) checks it.
+pub(crate) struct Ints<'py> {
+    value: Bound<'py, PyAny>,
+    origin: Origin<'py>,
 }
 
 /// Where a checked tuple came from, for the messages. Turned into text only on error.
@@ -31,12 +31,85 @@ pub(crate) enum Origin<'py> {
     TvmFfiDevice(Bound<'py, PyAny>),
 }
 
-impl Origin<'_> {
-    /// What `value` is, for messages: `module.Class.__dlpack_device__() returned (1, 0)`,
+impl<'py> Ints<'py> {
+    /// `value`, which came from `origin`.
+    pub(crate) fn new(value: Bound<'py, PyAny>, origin: Origin<'py>) -> Self {
+        Self { value, origin }
+    }
+
+    /// What `obj.method()` returns. The method's own exception goes through unchanged, with a
+    /// note (`add_note`, Python 3.11+) that says which protocol call raised it.
+    pub(crate) fn returned(
+        obj: &Bound<'py, PyAny>,
+        method: &Bound<'py, PyString>,
+    ) -> PyResult<Self> {
+        let value = obj.call_method0(method).inspect_err(|err| {
+            // A failure to add the note is not raised.
+            let note = format!("raised by {} (the DLPack protocol)", call_text(obj, method));
+            let _ = err
+                .value(obj.py())
+                .call_method1(intern!(obj.py(), "add_note"), (note,));
+        })?;
+        Ok(Self::new(
+            value,
+            Origin::Returned(obj.clone(), method.clone()),
+        ))
+    }
+
+    /// The `N` ints of a tuple `shape` (`"(major, minor)"`, for messages), each in `0..=max`
+    /// for its `(name, max)` in `ranges`.
+    ///
+    /// Errors: a `TypeError` for a value that is not a `tuple` (a list is refused, as NumPy and
+    /// TVM FFI refuse it) or an item that is not an int (a `bool` or a `float` included: the
+    /// protocol never gives those, so they are refused rather than guessed at); a `ValueError`
+    /// for a tuple of another length or an item out of its range. Each message names where
+    /// the value came from and shows it.
+    ///
+    /// A tuple of exact `int`s in range, which is what protocol methods and consumers pass, is
+    /// read without calling into Python; anything else (an `IntEnum` device type, a NumPy
+    /// integer, a value that is refused) takes the long way, through `__index__`.
+    pub(crate) fn ints<const N: usize>(
+        &self,
+        shape: &str,
+        ranges: [(&str, i64); N],
+    ) -> PyResult<[i64; N]> {
+        if let Some(ints) = exact_ints::<N>(&self.value)
+            && ints
+                .iter()
+                .zip(&ranges)
+                .all(|(value, &(_, max))| (0..=max).contains(value))
+        {
+            return Ok(ints);
+        }
+        let items = self.items::<N>(shape)?;
+        let mut ints = [0; N];
+        for ((slot, item), (what, max)) in ints.iter_mut().zip(items).zip(ranges) {
+            let text = match item {
+                Item::Fits(value) if (0..=max).contains(&value) => {
+                    *slot = value;
+                    continue;
+                }
+                Item::Fits(value) => value.to_string(),
+                Item::Huge(text) => text,
+            };
+            return Err(PyValueError::new_err(format!(
+                "{}: {what} {text} is out of range: expected 0 to {max}",
+                self.subject()
+            )));
+        }
+        Ok(ints)
+    }
+
+    /// A `ValueError` for ints in range that DLPack does not allow together.
+    pub(crate) fn invalid(&self, err: &Error) -> PyErr {
+        PyValueError::new_err(format!("{}: {err}", self.subject()))
+    }
+
+    /// What the value is, for messages: `module.Class.__dlpack_device__() returned (1, 0)`,
     /// `dl_device=(1, 0)`.
-    fn subject(&self, value: &Bound<'_, PyAny>) -> String {
-        let value = repr(value);
-        match self {
+    fn subject(&self) -> String {
+        let value = repr(&self.value);
+        match &self.origin {
             Origin::Argument(name) => format!("{name}{value}"),
             Origin::Returned(obj, method) => format!("{} returned {value}", call_text(obj, method)),
             Origin::TvmFfiDevice(obj) => {
@@ -47,6 +120,38 @@ impl Origin<'_> {
             }
         }
     }
+
+    /// The items of a tuple of `N` ints, the long way: the tuple's shape and the items' types
+    /// are checked here, their ranges by [`ints`](Self::ints).
+    fn items<const N: usize>(&self, shape: &str) -> PyResult<[Item; N]> {
+        let Ok(tuple) = self.value.cast::<PyTuple>() else {
+            return Err(PyTypeError::new_err(format!(
+                "{}, a {}; expected a tuple {shape} of {N} ints",
+                self.subject(),
+                type_name(&self.value)
+            )));
+        };
+        if tuple.len() != N {
+            return Err(PyValueError::new_err(format!(
+                "{}, a tuple of {} items; expected {N} items {shape}",
+                self.subject(),
+                tuple.len()
+            )));
+        }
+        let mut items: [Item; N] = core::array::from_fn(|_| Item::Fits(0));
+        for (i, (slot, item)) in items.iter_mut().zip(tuple.iter()).enumerate() {
+            let Some(read) = read_int(&item)? else {
+                return Err(PyTypeError::new_err(format!(
+                    "{}: item {i} is a {} ({}); expected an int",
+                    self.subject(),
+                    type_name(&item),
+                    repr(&item)
+                )));
+            };
+            *slot = read;
+        }
+        Ok(items)
+    }
 }
 
 /// `module.Class.method()`, for messages.
@@ -54,106 +159,8 @@ fn call_text(obj: &Bound<'_, PyAny>, method: &Bound<'_, PyString>) -> String {
     format!("{}.{}()", type_name(obj), method.to_string_lossy())
 }
 
-/// A tuple of `N` ints from a protocol call or argument, for range checks and messages.
-pub(crate) struct Call<'py, const N: usize> {
-    /// The tuple, for messages.
-    value: Bound<'py, PyAny>,
-    origin: Origin<'py>,
-    pub(crate) items: [Item; N],
-}
-
-impl<const N: usize> Call<'_, N> {
-    /// The item's value if it lies in `0..=max`; a `ValueError` naming it otherwise.
-    pub(crate) fn in_range(&self, item: &Item, what: &str, max: i64) -> PyResult<i64> {
-        let text = match item {
-            Item::Fits(value) if (0..=max).contains(value) => return Ok(*value),
-            Item::Fits(value) => value.to_string(),
-            Item::Huge(text) => text.clone(),
-        };
-        Err(PyValueError::new_err(format!(
-            "{}: {what} {text} is out of range: expected 0 to {max}",
-            self.origin.subject(&self.value)
-        )))
-    }
-
-    /// A `ValueError` for values in range that DLPack does not allow together.
-    pub(crate) fn invalid(&self, err: &Error) -> PyErr {
-        PyValueError::new_err(format!("{}: {err}", self.origin.subject(&self.value)))
-    }
-}
-
-/// Calls the protocol method `method` of `obj` and checks that it returned a tuple of `N`
-/// ints. The tuple's shape is checked here; the items' ranges by the caller.
-pub(crate) fn call_protocol<'py, const N: usize>(
-    obj: &Bound<'py, PyAny>,
-    method: &Bound<'py, PyString>,
-    shape: &str,
-) -> PyResult<Call<'py, N>> {
-    let value = obj.call_method0(method).inspect_err(|err| {
-        // The method's own exception goes through unchanged, with a note (`add_note`, Python
-        // 3.11+) that says which protocol call raised it. A failure to add it is not raised.
-        let note = format!("raised by {} (the DLPack protocol)", call_text(obj, method));
-        let _ = err
-            .value(obj.py())
-            .call_method1(intern!(obj.py(), "add_note"), (note,));
-    })?;
-    check_tuple(value, Origin::Returned(obj.clone(), method.clone()), shape)
-}
-
-/// Checks that `value` is a tuple of `N` ints `shape`; `origin` says where it came from, for
-/// messages. The tuple's shape is checked here; the items' ranges by the caller.
-///
-/// Items that are exact `int`s are read directly; anything else goes through `__index__`
-/// (an `IntEnum` device type, a NumPy integer), except a `bool` or a `float`, which the
-/// protocol never returns and which are refused rather than guessed at.
-pub(crate) fn check_tuple<'py, const N: usize>(
-    value: Bound<'py, PyAny>,
-    origin: Origin<'py>,
-    shape: &str,
-) -> PyResult<Call<'py, N>> {
-    if let Some(ints) = exact_ints(&value) {
-        return Ok(Call {
-            value,
-            origin,
-            items: ints.map(Item::Fits),
-        });
-    }
-    let Ok(tuple) = value.cast::<PyTuple>() else {
-        return Err(PyTypeError::new_err(format!(
-            "{}, a {}; expected a tuple {shape} of {N} ints",
-            origin.subject(&value),
-            type_name(&value)
-        )));
-    };
-    if tuple.len() != N {
-        return Err(PyValueError::new_err(format!(
-            "{}, a tuple of {} items; expected {N} items {shape}",
-            origin.subject(&value),
-            tuple.len()
-        )));
-    }
-    let mut items: [Item; N] = core::array::from_fn(|_| Item::Fits(0));
-    for (i, (slot, item)) in items.iter_mut().zip(tuple.iter()).enumerate() {
-        let Some(read) = read_int(&item)? else {
-            return Err(PyTypeError::new_err(format!(
-                "{}: item {i} is a {} ({}); expected an int",
-                origin.subject(&value),
-                type_name(&item),
-                repr(&item)
-            )));
-        };
-        *slot = read;
-    }
-    Ok(Call {
-        value,
-        origin,
-        items,
-    })
-}
-
-/// The items of `value` when it is a `tuple` of `N` exact `int`s that fit `i64`, as protocol
-/// methods and consumers pass them: read without calling into Python. `None` for anything
-/// else, which [`check_tuple`] then reads the long way.
+/// The items of `value` when it is a `tuple` of `N` exact `int`s that fit `i64`. `None` for
+/// anything else.
 fn exact_ints<const N: usize>(value: &Bound<'_, PyAny>) -> Option<[i64; N]> {
     let tuple = value.cast::<PyTuple>().ok()?;
     if tuple.len() != N {
@@ -169,20 +176,23 @@ fn exact_ints<const N: usize>(value: &Bound<'_, PyAny>) -> Option<[i64; N]> {
     Some(ints)
 }
 
+/// One item of a protocol tuple: its value, or its decimal text when it does not fit `i64`
+/// (then it is out of every range the protocol has).
+enum Item {
+    Fits(i64),
+    Huge(String),
+}
+
 /// An int item of a protocol tuple, or `None` for anything that is not an int.
 fn read_int(item: &Bound<'_, PyAny>) -> PyResult<Option<Item>> {
-    let index = if item.is_exact_instance_of::<PyInt>() {
-        item.clone()
-    } else if item.is_instance_of::<PyBool>() || item.is_instance_of::<PyFloat>() {
-        // A bool is an int to Python, and a float may hold an integral value; neither is what
-        // the protocol returns, so both are refused rather than guessed at.
+    // A bool is an int to Python, and a float may hold an integral value; neither is what
+    // the protocol returns, so both are refused rather than guessed at.
+    if item.is_instance_of::<PyBool>() || item.is_instance_of::<PyFloat>() {
         return Ok(None);
-    } else {
-        // Int subclasses (an IntEnum device type) and objects with `__index__`.
-        match item.call_method0(intern!(item.py(), "__index__")) {
-            Ok(index) => index,
-            Err(_) => return Ok(None),
-        }
+    }
+    // Ints, int subclasses (an IntEnum device type) and objects with `__index__`.
+    let Ok(index) = item.call_method0(intern!(item.py(), "__index__")) else {
+        return Ok(None);
     };
     Ok(Some(match index.extract::<i64>() {
         Ok(value) => Item::Fits(value),

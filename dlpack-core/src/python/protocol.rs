@@ -6,7 +6,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
-use super::ints::{Call, Origin, call_protocol, check_tuple, type_name};
+use super::ints::{Ints, Origin, type_name};
 use super::kind::{ProtocolKind, class_kind, protocol_kind};
 use crate::convert::{DlpackDataType, DlpackDevice};
 use crate::data_type::DataType;
@@ -71,14 +71,18 @@ pub fn read_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
             )));
         }
     }
-    let call = call_protocol::<3>(obj, method, "(code, bits, lanes)")?;
-    let [code, bits, lanes] = &call.items;
-    let code = call.in_range(code, "code", u8::MAX.into())?;
-    let bits = call.in_range(bits, "bits", u8::MAX.into())?;
-    let lanes = call.in_range(lanes, "lanes", u16::MAX.into())?;
+    let triple = Ints::returned(obj, method)?;
+    let [code, bits, lanes] = triple.ints(
+        "(code, bits, lanes)",
+        [
+            ("code", u8::MAX.into()),
+            ("bits", u8::MAX.into()),
+            ("lanes", u16::MAX.into()),
+        ],
+    )?;
     // The ranges were checked just above, so the casts cannot truncate.
     DataType::checked(DLDataTypeCode(code as u8), bits as u8, lanes as u16)
-        .map_err(|err| call.invalid(&err))
+        .map_err(|err| triple.invalid(&err))
 }
 
 /// The [`Device`] of any device object: an object whose class has `__dlpack_device__` and no
@@ -142,11 +146,10 @@ fn tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     let device_type = obj.call_method0(intern!(py, "dlpack_device_type"))?;
     let index = obj.getattr(intern!(py, "index"))?;
     let pair = PyTuple::new(py, [device_type, index])?;
-    check_device_pair(&check_tuple::<2>(
+    check_device_pair(&Ints::new(
         pair.into_any(),
         Origin::TvmFfiDevice(obj.clone()),
-        "(device_type, device_id)",
-    )?)
+    ))
 }
 
 /// The device a tensor lives on: what its `__dlpack_device__()` returns, checked as
@@ -187,22 +190,24 @@ pub fn read_tensor_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
 
 /// Calls `__dlpack_device__` and checks the pair.
 fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
-    let method = intern!(obj.py(), "__dlpack_device__");
-    check_device_pair(&call_protocol::<2>(
+    check_device_pair(&Ints::returned(
         obj,
-        method,
-        "(device_type, device_id)",
+        intern!(obj.py(), "__dlpack_device__"),
     )?)
 }
 
 /// Checks a `(device_type, device_id)` pair: a known device type, an id in `0..=i32::MAX`.
-pub(crate) fn check_device_pair(call: &Call<'_, 2>) -> PyResult<Device> {
-    let [device_type, device_id] = &call.items;
-    let device_type = call.in_range(device_type, "device type", i32::MAX.into())?;
-    let device_id = call.in_range(device_id, "device id", i32::MAX.into())?;
+pub(crate) fn check_device_pair(pair: &Ints<'_>) -> PyResult<Device> {
+    let [device_type, device_id] = pair.ints(
+        "(device_type, device_id)",
+        [
+            ("device type", i32::MAX.into()),
+            ("device id", i32::MAX.into()),
+        ],
+    )?;
     // Both were range-checked against `i32` just above.
     Device::checked(DLDeviceType(device_type as i32), device_id as i32)
-        .map_err(|err| call.invalid(&err))
+        .map_err(|err| pair.invalid(&err))
 }
 
 /// A [`DlpackDataType`] value from any data type object or name: [`read_data_type`], then
