@@ -217,3 +217,102 @@ pub(crate) fn repr(obj: &Bound<'_, PyAny>) -> String {
     obj.repr()
         .map_or_else(|_| "<unrepresentable>".to_owned(), |r| r.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use pyo3::exceptions::{PyTypeError, PyValueError};
+    use pyo3::types::PyDict;
+
+    use super::*;
+
+    const VERSION: [(&str, i64); 2] = [
+        ("major version", u32::MAX as i64),
+        ("minor version", u32::MAX as i64),
+    ];
+
+    /// `max_version=value` checked as `__dlpack__` checks it.
+    fn version(value: &Bound<'_, PyAny>) -> PyResult<[i64; 2]> {
+        Ints::new(value.clone(), Origin::Argument("max_version=")).ints("(major, minor)", VERSION)
+    }
+
+    fn eval<'py>(py: Python<'py>, code: &std::ffi::CStr) -> PyResult<Bound<'py, PyAny>> {
+        let globals = PyDict::new(py);
+        py.run(
+            c"import enum\nclass Minor(enum.IntEnum):\n    ONE = 1\nclass Index:\n    def __index__(self): return 3",
+            Some(&globals),
+            None,
+        )?;
+        py.eval(code, Some(&globals), None)
+    }
+
+    #[test]
+    fn exact_ints_and_other_ints_read_the_same() {
+        Python::initialize();
+        Python::attach(|py| -> PyResult<()> {
+            // The quick way (exact ints) and the long way (`__index__`) agree.
+            assert_eq!(version(&eval(py, c"(1, 1)")?)?, [1, 1]);
+            assert_eq!(version(&eval(py, c"(1, Minor.ONE)")?)?, [1, 1]);
+            assert_eq!(version(&eval(py, c"(Index(), 0)")?)?, [3, 0]);
+            assert_eq!(
+                version(&eval(py, c"(4294967295, 0)")?)?,
+                [u32::MAX.into(), 0]
+            );
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn refusals_name_the_value_and_where_it_came_from() {
+        Python::initialize();
+        Python::attach(|py| -> PyResult<()> {
+            let cases: [(&std::ffi::CStr, bool, &str); 6] = [
+                (
+                    c"(1, 4294967296)",
+                    false,
+                    "max_version=(1, 4294967296): minor version 4294967296 is out of range: \
+                     expected 0 to 4294967295",
+                ),
+                (
+                    c"(-1, 2**70)",
+                    false,
+                    "max_version=(-1, 1180591620717411303424): major version -1 is out of \
+                     range: expected 0 to 4294967295",
+                ),
+                (
+                    c"(1, 2**70)",
+                    false,
+                    "max_version=(1, 1180591620717411303424): minor version \
+                     1180591620717411303424 is out of range: expected 0 to 4294967295",
+                ),
+                (
+                    c"[1, 0]",
+                    true,
+                    "max_version=[1, 0], a list; expected a tuple (major, minor) of 2 ints",
+                ),
+                (
+                    c"(1, 0, 0)",
+                    false,
+                    "max_version=(1, 0, 0), a tuple of 3 items; expected 2 items (major, minor)",
+                ),
+                (
+                    c"(1, True)",
+                    true,
+                    "max_version=(1, True): item 1 is a bool (True); expected an int",
+                ),
+            ];
+            for (code, type_error, message) in cases {
+                let err = version(&eval(py, code)?).unwrap_err();
+                let expected = if type_error {
+                    err.is_instance_of::<PyTypeError>(py)
+                } else {
+                    err.is_instance_of::<PyValueError>(py)
+                };
+                assert!(expected, "{code:?}: {err}");
+                assert_eq!(err.value(py).to_string(), message);
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+}

@@ -15,6 +15,7 @@
 //! class (or removing one) after an object of that class was looked at is not seen. Define
 //! the protocol methods in the class body, as every framework does.
 
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use pyo3::intern;
@@ -95,44 +96,82 @@ pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
 /// How many classes the cache remembers (and keeps alive).
 pub(crate) const CACHED_CLASSES: usize = 64;
 
-/// The classes looked at so far, with their kinds. A strong reference keeps each class alive,
-/// so that its address, by which it is found, cannot be reused by another class.
-static KINDS: Mutex<Vec<(Py<PyType>, Option<ProtocolKind>)>> = Mutex::new(Vec::new());
+/// One remembered class: its address (0 while the slot is empty) and its kind.
+struct Slot {
+    class: AtomicUsize,
+    kind: AtomicU8,
+}
+
+/// The remembered classes, filled in order and never emptied. Read without a lock: a slot's
+/// kind is written before its address is published (`Release`), and read after the address
+/// (`Acquire`).
+static SLOTS: [Slot; CACHED_CLASSES] = [const {
+    Slot {
+        class: AtomicUsize::new(0),
+        kind: AtomicU8::new(0),
+    }
+}; CACHED_CLASSES];
+
+/// The classes in [`SLOTS`], in the same order, kept alive so that no other class can take
+/// one's address. Writers fill slots while holding it.
+static KEPT: Mutex<Vec<Py<PyType>>> = Mutex::new(Vec::new());
 
 /// The kind of the objects of `class`, from the cache or looked up (and then remembered).
 /// A capsule's class is `None` here: capsules are tensors by name, not by class.
 pub(crate) fn class_kind(class: &Bound<'_, PyType>) -> PyResult<Option<ProtocolKind>> {
-    let py = class.py();
-    // No Python code runs while the lock is held (only addresses are compared, and a
-    // reference taken before is stored), so holding it cannot wait on the interpreter.
-    let cached = KINDS
-        .lock_py_attached(py)
-        .unwrap_or_else(PoisonError::into_inner)
-        .iter()
-        .find(|(known, _)| known.as_ptr() == class.as_ptr())
-        .map(|&(_, kind)| kind);
-    if let Some(kind) = cached {
-        return Ok(kind);
+    let address = class.as_ptr().addr();
+    if let Some(kind) = cached(address) {
+        return Ok(decode(kind));
     }
     let kind = look_up(class)?;
     let entry = class.clone().unbind();
-    let mut kinds = KINDS
-        .lock_py_attached(py)
+    let mut kept = KEPT
+        .lock_py_attached(class.py())
         .unwrap_or_else(PoisonError::into_inner);
-    // Another thread may have remembered it meanwhile.
-    let known = kinds
-        .iter()
-        .any(|(known, _)| known.as_ptr() == class.as_ptr());
-    let spare = if known || kinds.len() >= CACHED_CLASSES {
-        Some(entry)
-    } else {
-        kinds.push((entry, kind));
+    // Another thread may have remembered it meanwhile; no Python code runs in here.
+    let spare = if kept.len() < CACHED_CLASSES && cached(address).is_none() {
+        let slot = &SLOTS[kept.len()];
+        kept.push(entry);
+        slot.kind.store(encode(kind), Ordering::Relaxed);
+        slot.class.store(address, Ordering::Release);
         None
+    } else {
+        Some(entry)
     };
-    drop(kinds);
+    drop(kept);
     // Released after the lock: the class is alive (`class` holds it), so this only counts down.
     drop(spare);
     Ok(kind)
+}
+
+/// The encoded kind of the class at `address`, if it is remembered.
+fn cached(address: usize) -> Option<u8> {
+    for slot in &SLOTS {
+        match slot.class.load(Ordering::Acquire) {
+            0 => return None,
+            class if class == address => return Some(slot.kind.load(Ordering::Relaxed)),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn encode(kind: Option<ProtocolKind>) -> u8 {
+    match kind {
+        None => 0,
+        Some(ProtocolKind::Tensor) => 1,
+        Some(ProtocolKind::DataTypeObject) => 2,
+        Some(ProtocolKind::DeviceObject) => 3,
+    }
+}
+
+fn decode(kind: u8) -> Option<ProtocolKind> {
+    match kind {
+        1 => Some(ProtocolKind::Tensor),
+        2 => Some(ProtocolKind::DataTypeObject),
+        3 => Some(ProtocolKind::DeviceObject),
+        _ => None,
+    }
 }
 
 /// Looks the three protocol methods up on `class`, in the order [`ProtocolKind`] gives.
@@ -147,4 +186,97 @@ fn look_up(class: &Bound<'_, PyType>) -> PyResult<Option<ProtocolKind>> {
     } else {
         None
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use pyo3::types::PyDict;
+
+    use super::*;
+
+    const EXPECTED: [Option<ProtocolKind>; 5] = [
+        Some(ProtocolKind::Tensor),
+        Some(ProtocolKind::DataTypeObject),
+        Some(ProtocolKind::DeviceObject),
+        None,
+        Some(ProtocolKind::Tensor),
+    ];
+
+    /// An object of a new class `C{i}` of kind `EXPECTED[i % 5]` (the last one inherits
+    /// `__dlpack__`), so that each test looks its classes up itself.
+    fn object(py: Python<'_>, i: usize) -> PyResult<Bound<'_, PyAny>> {
+        let globals = PyDict::new(py);
+        py.run(
+            c"
+def make(i):
+    f = lambda self, *args, **kwargs: None
+    bodies = [
+        {'__dlpack__': f, '__dlpack_device__': f},
+        {'__dlpack_data_type__': f},
+        {'__dlpack_device__': f},
+        {'__dlpack_devices__': f, 'dlpack': f},
+    ]
+    if i % 5 == 4:
+        return type(f'C{i}', (type('Base', (), bodies[0]),), {})()
+    return type(f'C{i}', (), bodies[i % 5])()
+",
+            Some(&globals),
+            None,
+        )?;
+        globals.get_item("make")?.unwrap().call1((i,))
+    }
+
+    #[test]
+    fn more_classes_than_the_cache_holds_are_all_read_right() {
+        Python::initialize();
+        Python::attach(|py| -> PyResult<()> {
+            for i in 0..2 * CACHED_CLASSES {
+                let obj = object(py, i)?;
+                // Twice: once looked up (and maybe remembered), once from the cache (or not).
+                assert_eq!(protocol_kind(&obj)?, EXPECTED[i % 5], "class {i}");
+                assert_eq!(protocol_kind(&obj)?, EXPECTED[i % 5], "class {i}, again");
+            }
+            let kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+            assert_eq!(
+                kept.len(),
+                CACHED_CLASSES,
+                "the cache fills up, and no further"
+            );
+            for (slot, class) in SLOTS.iter().zip(kept.iter()) {
+                assert_eq!(slot.class.load(Ordering::Acquire), class.as_ptr().addr());
+            }
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn threads_agree_on_the_kinds() {
+        Python::initialize();
+        let classes: Vec<Py<PyAny>> = Python::attach(|py| {
+            (0..10)
+                .map(|i| object(py, 100 + i).map(Bound::unbind))
+                .collect::<PyResult<_>>()
+        })
+        .unwrap();
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    Python::attach(|py| {
+                        for (i, obj) in classes.iter().enumerate() {
+                            let kind = protocol_kind(obj.bind(py)).unwrap();
+                            assert_eq!(kind, EXPECTED[(100 + i) % 5], "class {i}");
+                        }
+                    })
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn kinds_round_trip_through_their_encoding() {
+        for kind in EXPECTED {
+            assert_eq!(decode(encode(kind)), kind);
+        }
+    }
 }
