@@ -68,9 +68,13 @@ pub enum ProtocolKind {
 }
 
 /// Which kind of DLPack value `obj` is, or `None` for an object that speaks none of the three
-/// protocols. Only the class is looked at; nothing is called. The answer for a class is
-/// remembered (see the [module documentation](self)): a protocol method added to a class
-/// afterwards is not seen.
+/// protocols. Only the class is looked at; nothing is called.
+///
+/// The answer for a class is worked out once and remembered, for up to 64 classes (which are
+/// then kept alive), as TVM FFI keeps its per-class decisions: looking up a method a class
+/// does not have raises and clears an `AttributeError` inside CPython, which costs more than
+/// the protocol call that follows. So a protocol method added to a class (or removed) after an
+/// object of that class was looked at is not seen: define the protocol in the class body.
 ///
 /// ```
 /// use dlpack_core::DataType;
@@ -93,7 +97,8 @@ pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
     class_kind(&obj.get_type())
 }
 
-/// How many classes the cache remembers (and keeps alive).
+/// How many classes the cache remembers (and keeps alive); `protocol_kind`'s documentation
+/// states it.
 pub(crate) const CACHED_CLASSES: usize = 64;
 
 /// One remembered class: its address (0 while the slot is empty) and its kind.
