@@ -81,6 +81,18 @@ impl<'py> Ints<'py> {
         {
             return Ok(ints);
         }
+        self.ints_the_long_way(shape, ranges)
+    }
+
+    /// [`ints`](Self::ints) for anything but a tuple of exact ints in range: kept out of line,
+    /// so that the quick way stays a few instructions long on every `__dlpack__` call.
+    #[cold]
+    #[inline(never)]
+    fn ints_the_long_way<const N: usize>(
+        &self,
+        shape: &str,
+        ranges: [(&str, i64); N],
+    ) -> PyResult<[i64; N]> {
         let items = self.items::<N>(shape)?;
         let mut ints = [0; N];
         for ((slot, item), (what, max)) in ints.iter_mut().zip(items).zip(ranges) {

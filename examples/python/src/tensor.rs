@@ -229,7 +229,10 @@ impl Tensor {
         }
     }
 
-    /// A compact copy in a new host buffer.
+    /// A compact copy in a new host buffer. (Kept out of line: `__dlpack__` shares far more
+    /// often than it copies.)
+    #[cold]
+    #[inline(never)]
     fn host_copy(&self) -> PyResult<Tensor> {
         self.require_host("a copy")?;
         let shape: Vec<usize> = self
