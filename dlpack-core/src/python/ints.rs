@@ -15,45 +15,44 @@ use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple, PyType};
 use crate::error::Error;
 
 /// A Python value that should be a tuple of ints, and where it came from: a protocol
-/// method's return value or a keyword argument. [`ints`](Self::ints) checks it.
-pub(crate) struct Ints<'py> {
-    value: Bound<'py, PyAny>,
-    origin: Origin<'py>,
+/// method's return value or a keyword argument. [`ints`](Self::ints) checks it. Only borrows,
+/// so that making one costs nothing on the way that refuses nothing.
+#[derive(Clone, Copy)]
+pub(crate) struct Ints<'a, 'py> {
+    value: &'a Bound<'py, PyAny>,
+    origin: Origin<'a, 'py>,
 }
 
 /// Where a checked tuple came from, for the messages. Turned into text only on error.
-pub(crate) enum Origin<'py> {
+#[derive(Clone, Copy)]
+pub(crate) enum Origin<'a, 'py> {
     /// A keyword argument; the text is `"max_version="` or `"dl_device="`.
     Argument(&'static str),
     /// What `obj.method()` returned.
-    Returned(Bound<'py, PyAny>, Bound<'py, PyString>),
+    Returned(&'a Bound<'py, PyAny>, &'a Bound<'py, PyString>),
     /// The pair `(obj.dlpack_device_type(), obj.index)` of a TVM FFI `Device`.
-    TvmFfiDevice(Bound<'py, PyAny>),
+    TvmFfiDevice(&'a Bound<'py, PyAny>),
 }
 
-impl<'py> Ints<'py> {
-    /// `value`, which came from `origin`.
-    pub(crate) fn new(value: Bound<'py, PyAny>, origin: Origin<'py>) -> Self {
-        Self { value, origin }
-    }
+/// What `obj.method()` returns. The method's own exception goes through unchanged, with a
+/// note (`add_note`, Python 3.11+) that says which protocol call raised it.
+pub(crate) fn call_protocol<'py>(
+    obj: &Bound<'py, PyAny>,
+    method: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyAny>> {
+    obj.call_method0(method).inspect_err(|err| {
+        // A failure to add the note is not raised.
+        let note = format!("raised by {} (the DLPack protocol)", call_text(obj, method));
+        let _ = err
+            .value(obj.py())
+            .call_method1(intern!(obj.py(), "add_note"), (note,));
+    })
+}
 
-    /// What `obj.method()` returns. The method's own exception goes through unchanged, with a
-    /// note (`add_note`, Python 3.11+) that says which protocol call raised it.
-    pub(crate) fn returned(
-        obj: &Bound<'py, PyAny>,
-        method: &Bound<'py, PyString>,
-    ) -> PyResult<Self> {
-        let value = obj.call_method0(method).inspect_err(|err| {
-            // A failure to add the note is not raised.
-            let note = format!("raised by {} (the DLPack protocol)", call_text(obj, method));
-            let _ = err
-                .value(obj.py())
-                .call_method1(intern!(obj.py(), "add_note"), (note,));
-        })?;
-        Ok(Self::new(
-            value,
-            Origin::Returned(obj.clone(), method.clone()),
-        ))
+impl<'a, 'py> Ints<'a, 'py> {
+    /// `value`, which came from `origin`.
+    pub(crate) fn new(value: &'a Bound<'py, PyAny>, origin: Origin<'a, 'py>) -> Self {
+        Self { value, origin }
     }
 
     /// The `N` ints of a tuple `shape` (`"(major, minor)"`, for messages), each in `0..=max`
@@ -73,7 +72,7 @@ impl<'py> Ints<'py> {
         shape: &str,
         ranges: [(&str, i64); N],
     ) -> PyResult<[i64; N]> {
-        if let Some(ints) = exact_ints::<N>(&self.value)
+        if let Some(ints) = exact_ints::<N>(self.value)
             && ints
                 .iter()
                 .zip(&ranges)
@@ -120,8 +119,8 @@ impl<'py> Ints<'py> {
     /// What the value is, for messages: `module.Class.__dlpack_device__() returned (1, 0)`,
     /// `dl_device=(1, 0)`.
     fn subject(&self) -> String {
-        let value = repr(&self.value);
-        match &self.origin {
+        let value = repr(self.value);
+        match self.origin {
             Origin::Argument(name) => format!("{name}{value}"),
             Origin::Returned(obj, method) => format!("{} returned {value}", call_text(obj, method)),
             Origin::TvmFfiDevice(obj) => {
@@ -140,7 +139,7 @@ impl<'py> Ints<'py> {
             return Err(PyTypeError::new_err(format!(
                 "{}, a {}; expected a tuple {shape} of {N} ints",
                 self.subject(),
-                type_name(&self.value)
+                type_name(self.value)
             )));
         };
         if tuple.len() != N {
@@ -244,7 +243,7 @@ mod tests {
 
     /// `max_version=value` checked as `__dlpack__` checks it.
     fn version(value: &Bound<'_, PyAny>) -> PyResult<[i64; 2]> {
-        Ints::new(value.clone(), Origin::Argument("max_version=")).ints("(major, minor)", VERSION)
+        Ints::new(value, Origin::Argument("max_version=")).ints("(major, minor)", VERSION)
     }
 
     fn eval<'py>(py: Python<'py>, code: &std::ffi::CStr) -> PyResult<Bound<'py, PyAny>> {

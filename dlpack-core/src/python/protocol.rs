@@ -6,7 +6,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
-use super::ints::{Ints, Origin, type_name};
+use super::ints::{Ints, Origin, call_protocol, type_name};
 use super::kind::{ProtocolKind, class_kind, protocol_kind};
 use crate::convert::{DlpackDataType, DlpackDevice};
 use crate::data_type::DataType;
@@ -71,7 +71,8 @@ pub fn read_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
             )));
         }
     }
-    let triple = Ints::returned(obj, method)?;
+    let value = call_protocol(obj, method)?;
+    let triple = Ints::new(&value, Origin::Returned(obj, method));
     let [code, bits, lanes] = triple.ints(
         "(code, bits, lanes)",
         [
@@ -145,11 +146,8 @@ fn tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     let py = obj.py();
     let device_type = obj.call_method0(intern!(py, "dlpack_device_type"))?;
     let index = obj.getattr(intern!(py, "index"))?;
-    let pair = PyTuple::new(py, [device_type, index])?;
-    check_device_pair(&Ints::new(
-        pair.into_any(),
-        Origin::TvmFfiDevice(obj.clone()),
-    ))
+    let pair = PyTuple::new(py, [device_type, index])?.into_any();
+    check_device_pair(Ints::new(&pair, Origin::TvmFfiDevice(obj)))
 }
 
 /// The device a tensor lives on: what its `__dlpack_device__()` returns, checked as
@@ -190,14 +188,13 @@ pub fn read_tensor_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
 
 /// Calls `__dlpack_device__` and checks the pair.
 fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
-    check_device_pair(&Ints::returned(
-        obj,
-        intern!(obj.py(), "__dlpack_device__"),
-    )?)
+    let method = intern!(obj.py(), "__dlpack_device__");
+    let value = call_protocol(obj, method)?;
+    check_device_pair(Ints::new(&value, Origin::Returned(obj, method)))
 }
 
 /// Checks a `(device_type, device_id)` pair: a known device type, an id in `0..=i32::MAX`.
-pub(crate) fn check_device_pair(pair: &Ints<'_>) -> PyResult<Device> {
+pub(crate) fn check_device_pair(pair: Ints<'_, '_>) -> PyResult<Device> {
     let [device_type, device_id] = pair.ints(
         "(device_type, device_id)",
         [

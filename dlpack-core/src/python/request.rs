@@ -160,14 +160,13 @@ impl DlpackRequest {
         let max_version = match given(max_version) {
             None => None,
             Some(value) => {
-                let [major, minor] = Ints::new(value.clone(), Origin::Argument("max_version="))
-                    .ints(
-                        "(major, minor)",
-                        [
-                            ("major version", u32::MAX.into()),
-                            ("minor version", u32::MAX.into()),
-                        ],
-                    )?;
+                let [major, minor] = Ints::new(value, Origin::Argument("max_version=")).ints(
+                    "(major, minor)",
+                    [
+                        ("major version", u32::MAX.into()),
+                        ("minor version", u32::MAX.into()),
+                    ],
+                )?;
                 // Both were range-checked against `u32` just above.
                 Some(DLPackVersion {
                     major: major as u32,
@@ -177,8 +176,8 @@ impl DlpackRequest {
         };
         let dl_device = match given(dl_device) {
             None => None,
-            Some(value) => Some(check_device_pair(&Ints::new(
-                value.clone(),
+            Some(value) => Some(check_device_pair(Ints::new(
+                value,
                 Origin::Argument("dl_device="),
             ))?),
         };
