@@ -2,10 +2,10 @@
 //! strides, and a deleter monomorphised for the owner's type frees it.
 //!
 //! ```text
-//! +--------------------------+-------+-------+------------------+--------------------+
-//! | DLManagedTensorVersioned | ndim  | owner | shape[ndim] i64  | strides[ndim] i64  |
-//! | (or DLManagedTensor)     | usize |   O   |                  |                    |
-//! +--------------------------+-------+-------+------------------+--------------------+
+//! +--------------------------+--------+-------+------------------+--------------------+
+//! | DLManagedTensorVersioned | layout | owner | shape[ndim] i64  | strides[ndim] i64  |
+//! | (or DLManagedTensor)     | Layout |   O   |                  |                    |
+//! +--------------------------+--------+-------+------------------+--------------------+
 //!  ^ the pointer handed out; `manager_ctx` points here too
 //! ```
 //!
@@ -40,7 +40,8 @@ use crate::ffi::DLTensor;
 #[repr(C)]
 struct Header<M, O> {
     managed: M,
-    ndim: usize,
+    /// The allocation's layout, for the deleter.
+    layout: Layout,
     owner: O,
 }
 
@@ -78,12 +79,12 @@ unsafe extern "C" fn delete<M: Abi, O>(managed: *mut M) {
     }
     let header = managed.cast::<Header<M, O>>();
     // SAFETY: `managed` is the pointer `export` handed out: the start of a live `Header<M, O>`
-    // allocated with `header_layout::<M, O>(ndim)`, and the DLPack contract has the consumer
-    // call the deleter once, after which nothing uses the allocation.
+    // allocated with the layout it holds, and the DLPack contract has the consumer call the
+    // deleter once, after which nothing uses the allocation.
     unsafe {
-        let ndim = (*header).ndim;
+        let layout = (*header).layout;
         ptr::drop_in_place(&raw mut (*header).owner);
-        alloc::dealloc(header.cast(), header_layout::<M, O>(ndim).0);
+        alloc::dealloc(header.cast(), layout);
     }
 }
 
@@ -103,7 +104,7 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
     let header = base.cast::<Header<M, O>>();
     // SAFETY: fresh memory, aligned for the header; each field is written in place once.
     unsafe {
-        (&raw mut (*header).ndim).write(ndim);
+        (&raw mut (*header).layout).write(layout);
         (&raw mut (*header).owner).write(owner);
     }
     let pending = Pending { header, layout };
