@@ -254,6 +254,25 @@ def test_user_classes():
     assert dlpack_demo.dlpack.kind(UserDevice((1, 0))) == "device"
 
 
+def test_the_kind_of_each_class_is_remembered_correctly_past_the_cache():
+    # The kind of a class is remembered for a bounded number of classes; classes past that are
+    # looked at each time. Either way each object reads as its class says, every time.
+    def method(self, *args, **kwargs):
+        return None
+
+    bodies = {
+        "tensor": {"__dlpack__": method, "__dlpack_device__": method},
+        "dtype": {"__dlpack_data_type__": method},
+        "device": {"__dlpack_device__": method},
+        None: {"dlpack": method},
+    }
+    for i in range(200):
+        kind = list(bodies)[i % 4]
+        obj = type(f"Kind{i}", (), dict(bodies[kind]))()
+        assert dlpack_demo.dlpack.kind(obj) == kind
+        assert dlpack_demo.dlpack.kind(obj) == kind
+
+
 def test_ints_that_are_not_plain_ints():
     class Kind(enum.IntEnum):
         CUDA = 2

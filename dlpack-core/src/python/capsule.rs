@@ -19,7 +19,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use super::protocol::repr;
+use super::ints::repr;
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
 
 /// The name of a capsule holding a `DLManagedTensorVersioned*`: what `__dlpack__` returns to

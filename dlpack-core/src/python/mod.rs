@@ -30,6 +30,8 @@
 //! Which protocol an object speaks is decided from its class as TVM FFI decides it
 //! ([`protocol_kind`]): a class with `__dlpack__` is a tensor, then one with
 //! `__dlpack_data_type__` is a data type, then one with `__dlpack_device__` alone is a device.
+//! As in TVM FFI, the decision is made once per class and remembered, so that reading a data
+//! type costs little more than its `__dlpack_data_type__()` call.
 //!
 //! # Tensors
 //!
@@ -243,6 +245,8 @@ mod capsule;
 mod cuda;
 mod error;
 mod host_copy;
+mod ints;
+mod kind;
 mod objects;
 mod protocol;
 mod request;
@@ -251,10 +255,10 @@ mod tensor;
 pub use capsule::{LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED};
 #[cfg(feature = "cuda")]
 pub use cuda::from_dlpack_on_stream;
+pub use kind::{ProtocolKind, protocol_kind};
 pub use objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice, data_type_tuple, device_tuple};
 pub use protocol::{
-    ProtocolKind, extract_data_type, extract_device, protocol_kind, read_data_type, read_device,
-    read_tensor_device,
+    extract_data_type, extract_device, read_data_type, read_device, read_tensor_device,
 };
 pub use request::{DlpackRequest, Export};
 pub use tensor::{MAX_VERSION, capsule_tensor, from_dlpack, legacy_capsule, versioned_capsule};

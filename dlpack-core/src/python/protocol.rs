@@ -1,94 +1,17 @@
-//! Reading the protocol from any Python object: `__dlpack_data_type__`, `__dlpack_device__`,
-//! and which of the three kinds (tensor, data type, device) an object is.
+//! Reading the protocol from any Python object: `__dlpack_data_type__` and
+//! `__dlpack_device__`.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyCapsule, PyFloat, PyString, PyTuple, PyType};
+use pyo3::types::{PyString, PyTuple};
 
+use super::ints::{Ints, Origin, call_protocol, type_name};
+use super::kind::{ProtocolKind, class_kind, protocol_kind};
 use crate::convert::{DlpackDataType, DlpackDevice};
 use crate::data_type::DataType;
 use crate::device::Device;
-use crate::error::Error;
 use crate::ffi::{DLDataTypeCode, DLDeviceType};
-
-/// What a Python object is to DLPack, decided the way TVM FFI decides it: from the object's
-/// **class**, in this order.
-///
-/// 1. A capsule, or a class with `__dlpack__`, is a [`Tensor`](Self::Tensor) (a tensor's class
-///    also has `__dlpack_device__`, which then names the tensor's device, not a device object).
-/// 2. A class with `__dlpack_data_type__` is a [`DataTypeObject`](Self::DataTypeObject).
-/// 3. A class with `__dlpack_device__` (and no `__dlpack__`) is a [`DeviceObject`](Self::DeviceObject).
-///
-/// ```
-/// use dlpack_core::{Device, ManagedTensor};
-/// use dlpack_core::python::{ProtocolKind, PyDevice, protocol_kind, versioned_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let gpu = Bound::new(py, PyDevice::from(Device::cuda(0)))?;
-///     assert_eq!(protocol_kind(gpu.as_any())?, Some(ProtocolKind::DeviceObject));
-///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8], &[1])?)?;
-///     assert_eq!(protocol_kind(capsule.as_any())?, Some(ProtocolKind::Tensor));
-///     // A class with both `__dlpack__` and `__dlpack_device__` is a tensor, not a device.
-///     let globals = pyo3::types::PyDict::new(py);
-///     py.run(
-///         c"class T:\n    def __dlpack__(self, **kw): pass\n    def __dlpack_device__(self): return (1, 0)",
-///         Some(&globals),
-///         None,
-///     )?;
-///     let tensor = globals.get_item("T")?.unwrap().call0()?;
-///     assert_eq!(protocol_kind(&tensor)?, Some(ProtocolKind::Tensor));
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ProtocolKind {
-    /// A tensor: `__dlpack__`, or a raw DLPack capsule.
-    Tensor,
-    /// A data type: `__dlpack_data_type__`.
-    DataTypeObject,
-    /// A device: `__dlpack_device__` without `__dlpack__`.
-    DeviceObject,
-    // (Not `DataType`/`Device`: a second item of either name anywhere in the crate graph makes
-    // rustc print `dlpack_core::DataType` in full in every diagnostic.)
-}
-
-/// Which kind of DLPack value `obj` is, or `None` for an object that speaks none of the three
-/// protocols. Only the class is looked at; nothing is called.
-///
-/// ```
-/// use dlpack_core::DataType;
-/// use dlpack_core::python::{ProtocolKind, protocol_kind, PyDataType};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let f16 = Bound::new(py, PyDataType::from(DataType::F16))?;
-///     assert_eq!(protocol_kind(f16.as_any())?, Some(ProtocolKind::DataTypeObject));
-///     assert_eq!(protocol_kind(&1.5f64.into_pyobject(py)?.into_any())?, None);
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
-pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
-    let py = obj.py();
-    if obj.is_instance_of::<PyCapsule>() {
-        return Ok(Some(ProtocolKind::Tensor));
-    }
-    let class = obj.get_type();
-    if class.hasattr(intern!(py, "__dlpack__"))? {
-        Ok(Some(ProtocolKind::Tensor))
-    } else if class.hasattr(intern!(py, "__dlpack_data_type__"))? {
-        Ok(Some(ProtocolKind::DataTypeObject))
-    } else if class.hasattr(intern!(py, "__dlpack_device__"))? {
-        Ok(Some(ProtocolKind::DeviceObject))
-    } else {
-        Ok(None)
-    }
-}
 
 /// The [`DataType`] of any object whose class has `__dlpack_data_type__` (a PaddlePaddle
 /// dtype, a [`PyDataType`](super::PyDataType), a class of your own), or of a string the name
@@ -148,14 +71,19 @@ pub fn read_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
             )));
         }
     }
-    let call = call_protocol::<3>(obj, method, "(code, bits, lanes)")?;
-    let [code, bits, lanes] = &call.items;
-    let code = call.in_range(code, "code", u8::MAX.into())?;
-    let bits = call.in_range(bits, "bits", u8::MAX.into())?;
-    let lanes = call.in_range(lanes, "lanes", u16::MAX.into())?;
+    let value = call_protocol(obj, method)?;
+    let triple = Ints::new(&value, Origin::Returned(obj, method));
+    let [code, bits, lanes] = triple.ints(
+        "(code, bits, lanes)",
+        [
+            ("code", u8::MAX.into()),
+            ("bits", u8::MAX.into()),
+            ("lanes", u16::MAX.into()),
+        ],
+    )?;
     // The ranges were checked just above, so the casts cannot truncate.
     DataType::checked(DLDataTypeCode(code as u8), bits as u8, lanes as u16)
-        .map_err(|err| call.invalid(&err))
+        .map_err(|err| triple.invalid(&err))
 }
 
 /// The [`Device`] of any device object: an object whose class has `__dlpack_device__` and no
@@ -218,13 +146,8 @@ fn tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     let py = obj.py();
     let device_type = obj.call_method0(intern!(py, "dlpack_device_type"))?;
     let index = obj.getattr(intern!(py, "index"))?;
-    let pair = PyTuple::new(py, [device_type, index])?;
-    let prefix = format!("{}'s (dlpack_device_type(), index) is ", type_name(obj));
-    check_device_pair(&check_tuple::<2>(
-        pair.as_any(),
-        &prefix,
-        "(device_type, device_id)",
-    )?)
+    let pair = PyTuple::new(py, [device_type, index])?.into_any();
+    check_device_pair(Ints::new(&pair, Origin::TvmFfiDevice(obj)))
 }
 
 /// The device a tensor lives on: what its `__dlpack_device__()` returns, checked as
@@ -254,7 +177,7 @@ fn tvm_ffi_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
 /// # Ok::<(), PyErr>(())
 /// ```
 pub fn read_tensor_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
-    if !obj.get_type().hasattr(intern!(obj.py(), "__dlpack__"))? {
+    if class_kind(&obj.get_type())? != Some(ProtocolKind::Tensor) {
         return Err(PyTypeError::new_err(format!(
             "expected a tensor: an object whose class has __dlpack__ and __dlpack_device__, got {}",
             type_name(obj)
@@ -266,21 +189,22 @@ pub fn read_tensor_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
 /// Calls `__dlpack_device__` and checks the pair.
 fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     let method = intern!(obj.py(), "__dlpack_device__");
-    check_device_pair(&call_protocol::<2>(
-        obj,
-        method,
-        "(device_type, device_id)",
-    )?)
+    let value = call_protocol(obj, method)?;
+    check_device_pair(Ints::new(&value, Origin::Returned(obj, method)))
 }
 
 /// Checks a `(device_type, device_id)` pair: a known device type, an id in `0..=i32::MAX`.
-pub(crate) fn check_device_pair(call: &Call<2>) -> PyResult<Device> {
-    let [device_type, device_id] = &call.items;
-    let device_type = call.in_range(device_type, "device type", i32::MAX.into())?;
-    let device_id = call.in_range(device_id, "device id", i32::MAX.into())?;
+pub(crate) fn check_device_pair(pair: Ints<'_, '_>) -> PyResult<Device> {
+    let [device_type, device_id] = pair.ints(
+        "(device_type, device_id)",
+        [
+            ("device type", i32::MAX.into()),
+            ("device id", i32::MAX.into()),
+        ],
+    )?;
     // Both were range-checked against `i32` just above.
     Device::checked(DLDeviceType(device_type as i32), device_id as i32)
-        .map_err(|err| call.invalid(&err))
+        .map_err(|err| pair.invalid(&err))
 }
 
 /// A [`DlpackDataType`] value from any data type object or name: [`read_data_type`], then
@@ -345,124 +269,4 @@ pub fn extract_data_type<T: DlpackDataType>(obj: &Bound<'_, PyAny>) -> PyResult<
 /// ```
 pub fn extract_device<T: DlpackDevice>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
     Ok(T::from_dlpack_device(read_device(obj)?)?)
-}
-
-/// One item of a protocol tuple: its value, or its decimal text when it does not fit `i64`
-/// (then it is out of every range the protocol has).
-pub(crate) enum Item {
-    Fits(i64),
-    Huge(String),
-}
-
-/// A tuple of `N` ints from a protocol call or argument, for range checks and messages.
-pub(crate) struct Call<const N: usize> {
-    /// What it is, for messages: `module.Class.__dlpack_device__() returned (1, 0)` or
-    /// `dl_device=(1, 0)`.
-    subject: String,
-    pub(crate) items: [Item; N],
-}
-
-impl<const N: usize> Call<N> {
-    /// The item's value if it lies in `0..=max`; a `ValueError` naming it otherwise.
-    pub(crate) fn in_range(&self, item: &Item, what: &str, max: i64) -> PyResult<i64> {
-        let text = match item {
-            Item::Fits(value) if (0..=max).contains(value) => return Ok(*value),
-            Item::Fits(value) => value.to_string(),
-            Item::Huge(text) => text.clone(),
-        };
-        Err(PyValueError::new_err(format!(
-            "{}: {what} {text} is out of range: expected 0 to {max}",
-            self.subject
-        )))
-    }
-
-    /// A `ValueError` for values in range that DLPack does not allow together.
-    pub(crate) fn invalid(&self, err: &Error) -> PyErr {
-        PyValueError::new_err(format!("{}: {err}", self.subject))
-    }
-}
-
-/// Calls the protocol method `method` of `obj` and checks that it returned a tuple of `N`
-/// ints. The tuple's shape is checked here; the items' ranges by the caller.
-fn call_protocol<const N: usize>(
-    obj: &Bound<'_, PyAny>,
-    method: &Bound<'_, PyString>,
-    shape: &str,
-) -> PyResult<Call<N>> {
-    let call = format!("{}.{}()", type_name(obj), method.to_string_lossy());
-    let value = obj.call_method0(method).inspect_err(|err| {
-        // The method's own exception goes through unchanged, with a note (`add_note`, Python
-        // 3.11+) that says which protocol call raised it. A failure to add it is not raised.
-        let _ = err.value(obj.py()).call_method1(
-            intern!(obj.py(), "add_note"),
-            (format!("raised by {call} (the DLPack protocol)"),),
-        );
-    })?;
-    check_tuple(&value, &format!("{call} returned "), shape)
-}
-
-/// Checks that `value` is a tuple of `N` ints `shape`. `prefix` says where it came from in
-/// messages (`"Foo.__dlpack_device__() returned "`, `"dl_device="`). The tuple's shape is
-/// checked here; the items' ranges by the caller.
-pub(crate) fn check_tuple<const N: usize>(
-    value: &Bound<'_, PyAny>,
-    prefix: &str,
-    shape: &str,
-) -> PyResult<Call<N>> {
-    let py = value.py();
-    let subject = format!("{prefix}{}", repr(value));
-    let Ok(tuple) = value.cast::<PyTuple>() else {
-        return Err(PyTypeError::new_err(format!(
-            "{subject}, a {}; expected a tuple {shape} of {N} ints",
-            type_name(value)
-        )));
-    };
-    if tuple.len() != N {
-        return Err(PyValueError::new_err(format!(
-            "{subject}, a tuple of {} items; expected {N} items {shape}",
-            tuple.len()
-        )));
-    }
-    let mut items: [Item; N] = core::array::from_fn(|_| Item::Fits(0));
-    for (i, (slot, item)) in items.iter_mut().zip(tuple.iter()).enumerate() {
-        let refuse = || {
-            PyTypeError::new_err(format!(
-                "{subject}: item {i} is a {} ({}); expected an int",
-                type_name(&item),
-                repr(&item)
-            ))
-        };
-        // A bool is an int to Python, and a float may hold an integral value; neither is what
-        // the protocol returns, so both are refused rather than guessed at.
-        if item.is_instance_of::<PyBool>() || item.is_instance_of::<PyFloat>() {
-            return Err(refuse());
-        }
-        // Ints, int subclasses (an IntEnum device type) and objects with `__index__`.
-        let Ok(index) = item.call_method0(intern!(py, "__index__")) else {
-            return Err(refuse());
-        };
-        *slot = match index.extract::<i64>() {
-            Ok(value) => Item::Fits(value),
-            Err(_) => Item::Huge(index.str()?.to_string_lossy().into_owned()),
-        };
-    }
-    Ok(Call { subject, items })
-}
-
-/// `module.QualName` of an object's class, for messages (`builtins.` left out).
-pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    class_name(&obj.get_type())
-}
-
-/// `module.QualName` of a class (`builtins.` left out).
-pub(crate) fn class_name(class: &Bound<'_, PyType>) -> String {
-    class
-        .fully_qualified_name()
-        .map_or_else(|_| "<unknown type>".to_owned(), |name| name.to_string())
-}
-
-/// `repr(obj)`, or a placeholder when `__repr__` raises.
-pub(crate) fn repr(obj: &Bound<'_, PyAny>) -> String {
-    obj.repr()
-        .map_or_else(|_| "<unrepresentable>".to_owned(), |r| r.to_string())
 }

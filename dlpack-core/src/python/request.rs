@@ -4,7 +4,8 @@ use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 
-use super::protocol::{check_device_pair, check_tuple, repr, type_name};
+use super::ints::{Ints, Origin, repr, type_name};
+use super::protocol::check_device_pair;
 use crate::device::Device;
 use crate::ffi::{DLDeviceType, DLPackVersion};
 
@@ -159,10 +160,13 @@ impl DlpackRequest {
         let max_version = match given(max_version) {
             None => None,
             Some(value) => {
-                let call = check_tuple::<2>(value, "max_version=", "(major, minor)")?;
-                let [major, minor] = &call.items;
-                let major = call.in_range(major, "major version", u32::MAX.into())?;
-                let minor = call.in_range(minor, "minor version", u32::MAX.into())?;
+                let [major, minor] = Ints::new(value, Origin::Argument("max_version=")).ints(
+                    "(major, minor)",
+                    [
+                        ("major version", u32::MAX.into()),
+                        ("minor version", u32::MAX.into()),
+                    ],
+                )?;
                 // Both were range-checked against `u32` just above.
                 Some(DLPackVersion {
                     major: major as u32,
@@ -172,10 +176,10 @@ impl DlpackRequest {
         };
         let dl_device = match given(dl_device) {
             None => None,
-            Some(value) => {
-                let call = check_tuple::<2>(value, "dl_device=", "(device_type, device_id)")?;
-                Some(check_device_pair(&call)?)
-            }
+            Some(value) => Some(check_device_pair(Ints::new(
+                value,
+                Origin::Argument("dl_device="),
+            ))?),
         };
         Ok(Self {
             stream,
@@ -276,6 +280,8 @@ impl DlpackRequest {
             )));
         }
         let target = self.dl_device.unwrap_or(current);
+        // (Compared only when asked for: device equality canonicalises ids.)
+        let elsewhere = self.dl_device.is_some_and(|target| target != current);
         let copy_to = |why: &str| {
             if can_copy_to(target) {
                 Ok(Export::Copy(target))
@@ -295,11 +301,11 @@ impl DlpackRequest {
         let legacy_read_only = read_only && !self.versioned();
         match self.copy {
             Some(true) => copy_to("copy=True asks for a copy"),
-            Some(false) if target != current => forbidden("another device"),
+            Some(false) if elsewhere => forbidden("another device"),
             Some(false) if legacy_read_only => {
                 forbidden("the data is read-only, and the legacy capsule cannot say so")
             }
-            _ if target != current => copy_to("it is on another device"),
+            _ if elsewhere => copy_to("it is on another device"),
             _ if legacy_read_only => {
                 copy_to("the data is read-only, and the legacy capsule cannot say so")
             }

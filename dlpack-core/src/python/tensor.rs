@@ -9,7 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
 
 use super::capsule::{self, Taken};
-use super::protocol::type_name;
+use super::ints::type_name;
+use super::kind::{ProtocolKind, class_kind};
 use super::request::DlpackRequest;
 use crate::device::Device;
 use crate::error::Error;
@@ -300,7 +301,7 @@ pub(crate) fn take_tensor(
     if let Ok(capsule) = obj.cast::<PyCapsule>() {
         return capsule_tensor(capsule);
     }
-    if !obj.get_type().hasattr(intern!(py, "__dlpack__"))? {
+    if class_kind(&obj.get_type())? != Some(ProtocolKind::Tensor) {
         return Err(PyTypeError::new_err(format!(
             "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
              got {}",

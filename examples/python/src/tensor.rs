@@ -24,7 +24,7 @@ use crate::dtype::DType;
 use crate::live::{BUFFERS, EXPORTS, IMPORTS, Live, TENSORS};
 use crate::memory::{Buffer, Memory, Ptr};
 use crate::scalar;
-use layout::{Exported, nest, offsets, row_major};
+use layout::{Exported, Shared, nest, offsets, row_major};
 
 mod layout;
 #[cfg(feature = "cuda")]
@@ -35,16 +35,9 @@ pub use on_cuda::import_on_stream;
 /// `dlpack_demo.Tensor`: a strided n-dimensional array.
 #[pyclass(module = "dlpack_demo", frozen)]
 pub struct Tensor {
-    memory: Arc<Memory>,
-    /// The data pointer as DLPack has it: the first element is `byte_offset` bytes past it.
-    data: Ptr,
-    byte_offset: u64,
-    shape: Vec<i64>,
-    /// In elements.
-    strides: Vec<i64>,
-    dtype: DType,
-    device: Device,
-    read_only: bool,
+    /// The memory and its description, shared with the tensor's exports: an export (one on
+    /// every `__dlpack__` call) takes a reference, not a copy of the shape and strides.
+    shared: Arc<Shared>,
     _live: Live,
 }
 
@@ -94,15 +87,7 @@ impl Tensor {
                 )));
             }
         };
-        Ok(Self::new(
-            Arc::new(memory),
-            0,
-            dims,
-            None,
-            dtype,
-            device,
-            false,
-        ))
+        Ok(Self::new(memory, 0, dims, None, dtype, device, false))
     }
 
     /// `[0, 1, …, n - 1]` (for `bool`: `[False, True, True, …]`).
@@ -122,7 +107,7 @@ impl Tensor {
     }
 
     fn new(
-        memory: Arc<Memory>,
+        memory: Memory,
         byte_offset: u64,
         shape: Vec<i64>,
         strides: Option<Vec<i64>>,
@@ -130,7 +115,7 @@ impl Tensor {
         device: Device,
         read_only: bool,
     ) -> Self {
-        let data = match &*memory {
+        let data = match &memory {
             Memory::Owned(buffer) => buffer.ptr(),
             // A device address: never dereferenced on the host, so it has no provenance.
             #[cfg(feature = "cuda")]
@@ -144,14 +129,16 @@ impl Tensor {
         };
         let strides = strides.unwrap_or_else(|| row_major(&shape));
         Self {
-            memory,
-            data,
-            byte_offset,
-            shape,
-            strides,
-            dtype,
-            device,
-            read_only,
+            shared: Arc::new(Shared {
+                _memory: memory,
+                data,
+                byte_offset,
+                shape,
+                strides,
+                dtype,
+                device,
+                read_only,
+            }),
             _live: TENSORS.track(),
         }
     }
@@ -171,7 +158,7 @@ impl Tensor {
             )));
         }
         drop(view);
-        let memory = Arc::new(Memory::Foreign {
+        let memory = Memory::Foreign {
             tensor,
             _live: IMPORTS.track(),
             #[cfg(feature = "cuda")]
@@ -179,7 +166,7 @@ impl Tensor {
                 Device::Cuda(ordinal) => crate::cuda::stream(ordinal).ok(),
                 _ => None,
             },
-        });
+        };
         Ok(Self::new(
             memory,
             byte_offset,
@@ -193,24 +180,32 @@ impl Tensor {
 
     /// The element type.
     pub fn dtype_value(&self) -> DType {
-        self.dtype
+        self.shared.dtype
     }
 
     /// The number of elements.
     fn count(&self) -> usize {
-        self.shape.iter().map(|&extent| extent as usize).product()
+        self.shared
+            .shape
+            .iter()
+            .map(|&extent| extent as usize)
+            .product()
     }
 
     /// Whether the host can read and write the elements.
     fn on_host(&self) -> bool {
-        DlDevice::CPU.can_access(self.device.dl_device())
+        DlDevice::CPU.can_access(self.shared.device.dl_device())
     }
 
     /// The address of each element, in row-major order. Only for host tensors.
     fn elements(&self) -> impl Iterator<Item = *mut u8> + '_ {
-        let itemsize = self.dtype.data_type().itemsize() as isize;
-        let first = self.data.0.wrapping_add(self.byte_offset as usize);
-        offsets(&self.shape, &self.strides)
+        let itemsize = self.shared.dtype.data_type().itemsize() as isize;
+        let first = self
+            .shared
+            .data
+            .0
+            .wrapping_add(self.shared.byte_offset as usize);
+        offsets(&self.shared.shape, &self.shared.strides)
             .map(move |offset| first.wrapping_offset(offset as isize * itemsize))
     }
 
@@ -220,7 +215,7 @@ impl Tensor {
         } else {
             Err(PyBufferError::new_err(format!(
                 "{what} needs the elements, and the host cannot read a tensor on {}",
-                self.device.dl_device()
+                self.shared.device.dl_device()
             )))
         }
     }
@@ -228,24 +223,26 @@ impl Tensor {
     /// An export of this tensor's own memory, flagged `flags`.
     fn exported(&self, flags: Flags) -> Exported {
         Exported {
-            _memory: Arc::clone(&self.memory),
-            data: self.data,
-            byte_offset: self.byte_offset,
-            shape: self.shape.clone(),
-            strides: self.strides.clone(),
-            dtype: self.dtype.data_type(),
-            device: self.device.dl_device(),
+            tensor: Arc::clone(&self.shared),
             flags,
             _live: EXPORTS.track(),
         }
     }
 
-    /// A compact copy in a new host buffer.
+    /// A compact copy in a new host buffer. (Kept out of line: `__dlpack__` shares far more
+    /// often than it copies.)
+    #[cold]
+    #[inline(never)]
     fn host_copy(&self) -> PyResult<Tensor> {
         self.require_host("a copy")?;
-        let shape: Vec<usize> = self.shape.iter().map(|&extent| extent as usize).collect();
-        let copy = Tensor::zeros(&shape, self.dtype)?;
-        let itemsize = self.dtype.data_type().itemsize();
+        let shape: Vec<usize> = self
+            .shared
+            .shape
+            .iter()
+            .map(|&extent| extent as usize)
+            .collect();
+        let copy = Tensor::zeros(&shape, self.shared.dtype)?;
+        let itemsize = self.shared.dtype.data_type().itemsize();
         for (from, to) in self.elements().zip(copy.elements()) {
             // SAFETY: both point to `itemsize` bytes of host memory inside their tensors'
             // extents (the source validated on import or laid out here, the destination a
@@ -273,17 +270,17 @@ impl Tensor {
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
         #[cfg(feature = "cuda")]
-        if let Device::Cuda(ordinal) = self.device {
+        if let Device::Cuda(ordinal) = self.shared.device {
             return self.cuda_dlpack(py, &request, ordinal);
         }
-        let here = self.device.dl_device();
-        let plan = request.plan(here, self.read_only, |target| {
+        let here = self.shared.device.dl_device();
+        let plan = request.plan(here, self.shared.read_only, |target| {
             target == DlDevice::CPU && self.on_host()
         })?;
         let (source, flags) = match plan {
             Export::Share => (
                 None,
-                if self.read_only {
+                if self.shared.read_only {
                     Flags::READ_ONLY
                 } else {
                     Flags::EMPTY
@@ -298,24 +295,24 @@ impl Tensor {
 
     /// `(device_type, device_id)`: where the tensor lives.
     fn __dlpack_device__(&self) -> (i32, i32) {
-        self.device.dl_device().into()
+        self.shared.device.dl_device().into()
     }
 
     /// The extents.
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, &self.shape)
+        PyTuple::new(py, self.shared.shape.iter())
     }
 
     /// The strides, in elements.
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, &self.strides)
+        PyTuple::new(py, self.shared.strides.iter())
     }
 
     #[getter]
     fn ndim(&self) -> usize {
-        self.shape.len()
+        self.shared.shape.len()
     }
 
     #[getter]
@@ -325,44 +322,44 @@ impl Tensor {
 
     #[getter]
     fn dtype(&self) -> DType {
-        self.dtype
+        self.shared.dtype
     }
 
     #[getter]
     fn device(&self) -> PyDevice {
-        PyDevice(self.device)
+        PyDevice(self.shared.device)
     }
 
     /// Whether writing is refused (the producer flagged the data `READ_ONLY`).
     #[getter]
     fn readonly(&self) -> bool {
-        self.read_only
+        self.shared.read_only
     }
 
     /// The elements as nested lists of Python scalars.
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         #[cfg(feature = "cuda")]
-        if let Device::Cuda(ordinal) = self.device {
+        if let Device::Cuda(ordinal) = self.shared.device {
             return self.cuda_to_host(py, ordinal)?.tolist(py);
         }
         self.require_host("tolist()")?;
         let mut flat = Vec::with_capacity(self.count());
         for element in self.elements() {
-            // SAFETY: a host element of `self.dtype` inside the tensor's extent (see
+            // SAFETY: a host element of `self.shared.dtype` inside the tensor's extent (see
             // `elements`), alive while `self` holds the memory.
-            flat.push(unsafe { scalar::read(py, self.dtype, element)? });
+            flat.push(unsafe { scalar::read(py, self.shared.dtype, element)? });
         }
-        nest(py, &self.shape, &mut flat.into_iter())
+        nest(py, &self.shared.shape, &mut flat.into_iter())
     }
 
     /// Sets every element to `value` (a bool, int, float or complex the dtype can hold).
     fn fill(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        if self.read_only {
+        if self.shared.read_only {
             return Err(PyValueError::new_err("the tensor is read-only"));
         }
-        let bytes = scalar::encode(self.dtype, value)?;
+        let bytes = scalar::encode(self.shared.dtype, value)?;
         #[cfg(feature = "cuda")]
-        if let Device::Cuda(ordinal) = self.device {
+        if let Device::Cuda(ordinal) = self.shared.device {
             return self.cuda_fill(ordinal, &bytes);
         }
         self.require_host("fill()")?;
@@ -379,7 +376,7 @@ impl Tensor {
     #[pyo3(name = "clone")]
     fn copy_of(&self) -> PyResult<Tensor> {
         #[cfg(feature = "cuda")]
-        if let Device::Cuda(ordinal) = self.device {
+        if let Device::Cuda(ordinal) = self.shared.device {
             return self.cuda_clone(ordinal);
         }
         self.host_copy()
@@ -389,19 +386,23 @@ impl Tensor {
     /// consumers see it (`data + byte_offset`): equal addresses mean shared memory.
     #[getter]
     fn data_ptr(&self) -> usize {
-        self.data.0.addr().wrapping_add(self.byte_offset as usize)
+        self.shared
+            .data
+            .0
+            .addr()
+            .wrapping_add(self.shared.byte_offset as usize)
     }
 
     fn __repr__(&self) -> String {
-        let shape: Vec<String> = self.shape.iter().map(i64::to_string).collect();
+        let shape: Vec<String> = self.shared.shape.iter().map(i64::to_string).collect();
         let shape = match shape.as_slice() {
             [one] => format!("({one},)"),
             _ => format!("({})", shape.join(", ")),
         };
         format!(
             "Tensor(shape={shape}, dtype={}, device={})",
-            self.dtype.data_type(),
-            self.device.dl_device()
+            self.shared.dtype.data_type(),
+            self.shared.device.dl_device()
         )
     }
 }

@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
-use dlpack_core::{DataType, Device as DlDevice};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use crate::device::Device;
+use crate::dtype::DType;
 use crate::live::Live;
 use crate::memory::{Memory, Ptr};
 
@@ -38,31 +39,51 @@ pub(super) fn row_major(shape: &[i64]) -> Vec<i64> {
     strides
 }
 
-/// What an export keeps alive: the memory, and the description it was exported with.
-pub(super) struct Exported {
-    pub(super) _memory: Arc<Memory>,
+/// A tensor's memory and its description, which never change after the tensor is made:
+/// shared by the `Tensor` and its exports (an export, one on every `__dlpack__` call, takes a
+/// reference, not a copy of the shape and strides).
+pub(super) struct Shared {
+    /// Where the elements live; freed (or released to its producer) with the last tensor or
+    /// export that uses it.
+    pub(super) _memory: Memory,
+    /// The data pointer as DLPack has it: the first element is `byte_offset` bytes past it.
     pub(super) data: Ptr,
     pub(super) byte_offset: u64,
     pub(super) shape: Vec<i64>,
+    /// In elements.
     pub(super) strides: Vec<i64>,
-    pub(super) dtype: DataType,
-    pub(super) device: DlDevice,
+    pub(super) dtype: DType,
+    pub(super) device: Device,
+    /// Whether consumers must not write (the producer it was imported from said so).
+    pub(super) read_only: bool,
+}
+
+/// What an export keeps alive: the tensor's memory and description, and the flags it was
+/// exported with.
+pub(super) struct Exported {
+    pub(super) tensor: Arc<Shared>,
     pub(super) flags: Flags,
     pub(super) _live: Live,
 }
 
-// SAFETY: the description never changes, and `_memory` (kept alive by the Arc until the
-// deleter drops this) holds every element it addresses: our own buffer, or a foreign tensor
-// whose layout was validated on import. The memory is shared rather than exclusive — that
+// SAFETY: the description never changes, and the memory in `tensor` (kept alive by the Arc
+// until the deleter drops this) holds every element it addresses: our own buffer, or a foreign
+// tensor whose layout was validated on import. The memory is shared rather than exclusive — that
 // is the contract of Python's DLPack (NumPy shares its arrays the same way): this crate
 // reads and writes it only through raw pointers while attached to the interpreter, and
 // exports read-only data with READ_ONLY.
 unsafe impl TensorOwner for Exported {
     fn describe(&mut self) -> TensorParts<'_> {
-        TensorParts::new(self.data.0.cast(), self.device, self.dtype, &self.shape[..])
-            .with_strides(&self.strides[..])
-            .with_byte_offset(self.byte_offset)
-            .with_flags(self.flags)
+        let tensor = &*self.tensor;
+        TensorParts::new(
+            tensor.data.0.cast(),
+            tensor.device.dl_device(),
+            tensor.dtype.data_type(),
+            &tensor.shape[..],
+        )
+        .with_strides(&tensor.strides[..])
+        .with_byte_offset(tensor.byte_offset)
+        .with_flags(self.flags)
     }
 }
 

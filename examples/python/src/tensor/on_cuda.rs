@@ -25,7 +25,7 @@ impl Tensor {
         ordinal: u32,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let stream = cuda::stream(ordinal)?;
-        let flags = if self.read_only {
+        let flags = if self.shared.read_only {
             Flags::READ_ONLY
         } else {
             Flags::EMPTY
@@ -56,10 +56,15 @@ impl Tensor {
     /// A compact copy on the same device, queued on the library's stream.
     pub(super) fn cuda_clone(&self, ordinal: u32) -> PyResult<Tensor> {
         self.require_compact("clone()")?;
-        let shape: Vec<usize> = self.shape.iter().map(|&extent| extent as usize).collect();
-        let copy = Tensor::zeros_on(&shape, self.dtype, self.device)?;
+        let shape: Vec<usize> = self
+            .shared
+            .shape
+            .iter()
+            .map(|&extent| extent as usize)
+            .collect();
+        let copy = Tensor::zeros_on(&shape, self.shared.dtype, self.shared.device)?;
         let stream = cuda::stream(ordinal)?;
-        let len = self.count() * self.dtype.data_type().itemsize();
+        let len = self.count() * self.shared.dtype.data_type().itemsize();
         // SAFETY: `len` bytes of compact elements on both sides (see `cuda_fill`), in two
         // different allocations on `cuda:{ordinal}`, both outliving the queued copy (`copy` is
         // freed on this stream).
@@ -69,16 +74,20 @@ impl Tensor {
 
     /// The device address of the first element.
     fn first_address(&self) -> u64 {
-        self.data.0.addr().wrapping_add(self.byte_offset as usize) as u64
+        self.shared
+            .data
+            .0
+            .addr()
+            .wrapping_add(self.shared.byte_offset as usize) as u64
     }
 
     fn require_compact(&self, what: &str) -> PyResult<()> {
-        if self.strides == super::row_major(&self.shape) {
+        if *self.shared.strides == *super::row_major(&self.shared.shape) {
             Ok(())
         } else {
             Err(PyBufferError::new_err(format!(
                 "{what} on a CUDA device needs a compact row-major tensor; strides {:?} are not",
-                self.strides
+                self.shared.strides
             )))
         }
     }
