@@ -133,15 +133,23 @@ fn fill_dims(
 /// Converts `dims` to `int64_t` into `out` (of the same length), refusing a value that does
 /// not fit.
 fn convert(dims: Dims<'_>, field: &'static str, out: &mut [i64]) -> Result<(), TensorError> {
-    /// Each value through `narrow`, or the error `refuse` makes for the first that fails.
+    /// Each value narrowed to `int64_t`, or the error for the first that does not fit.
+    /// `widen` gives the refused value for the message (`usize`/`isize` have no `Into<i128>`).
     fn each<V: Copy>(
         given: &[V],
         out: &mut [i64],
-        narrow: impl Fn(V) -> Option<i64>,
-        refuse: impl Fn(usize, V) -> TensorError,
-    ) -> Result<(), TensorError> {
+        field: &'static str,
+        widen: fn(V) -> i128,
+    ) -> Result<(), TensorError>
+    where
+        i64: TryFrom<V>,
+    {
         for (axis, (slot, &v)) in out.iter_mut().zip(given).enumerate() {
-            *slot = narrow(v).ok_or_else(|| refuse(axis, v))?;
+            *slot = i64::try_from(v).map_err(|_| TensorError::DimOutOfRange {
+                field,
+                axis,
+                value: widen(v),
+            })?;
         }
         Ok(())
     }
@@ -152,26 +160,8 @@ fn convert(dims: Dims<'_>, field: &'static str, out: &mut [i64]) -> Result<(), T
             }
             Ok(())
         }
-        Dims::Usize(given) => each(
-            given,
-            out,
-            |v| i64::try_from(v).ok(),
-            |axis, v| TensorError::DimOutOfRange {
-                field,
-                axis,
-                value: v as i128,
-            },
-        ),
-        Dims::Isize(given) => each(
-            given,
-            out,
-            |v| i64::try_from(v).ok(),
-            |axis, v| TensorError::DimOutOfRange {
-                field,
-                axis,
-                value: v as i128,
-            },
-        ),
+        Dims::Usize(given) => each(given, out, field, |v| v as i128),
+        Dims::Isize(given) => each(given, out, field, |v| v as i128),
     }
 }
 
