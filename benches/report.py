@@ -7,7 +7,7 @@ Python timings from a JSON file written by benches/python/bench_python.py, and p
     <name>: ours <median> vs <peer> <median> = <ratio>x (target <= <t>x) ok|MISS
 
 Comparisons without a target (against dlpark's dtype/device conversions, rank 64 export,
-the paddle dtype extraction) are printed with `(no target) info` and not counted.
+the export's floor, the paddle dtype extraction) are printed with `(no target) info` and not counted.
 Exit status: 0 when every target is met, 1 when one is missed, 2 when a result is missing.
 
 Usage: python3 benches/report.py CRITERION_HOME [PYTHON_JSON | "skip:<reason>"] [MET TOTAL]
@@ -41,6 +41,13 @@ for group, what in [
 for rank in (1, 2, 4, 8, 64):
     CRITERION.append((f"export+drop rank {rank}", "export", f"ours/{rank}", f"dlpark/{rank}",
                       "dlpark", 1, 0.8 if rank <= 8 else None))
+# Where an export's time goes: its floor (one allocation, nothing checked; tensor::export_floor),
+# bare and returned through Result<_, dlpack_core::Error>, against dlpark.
+for rank in (1, 8):
+    CRITERION.append((f"export+drop floor rank {rank} (one allocation, no checks, bare pointer)",
+                      "export", f"floor/{rank}", f"dlpark/{rank}", "dlpark", 1, None))
+    CRITERION.append((f"export+drop floor rank {rank} returned as Result<_, Error>", "export",
+                      f"floor_result/{rank}", f"dlpark/{rank}", "dlpark", 1, None))
 for rank in (1, 2, 4, 8, 64):
     CRITERION.append((f"import+validate+slice rank {rank}", "import", f"ours/{rank}",
                       f"dlpark/{rank}", "dlpark", 1, 1.0))

@@ -3,6 +3,8 @@
 //! - `export/{ours,dlpark}/<rank>`: a `Vec<f32>` of 64 elements (made outside the timed
 //!   region) exported as a versioned DLPack tensor with shape and explicit strides, then
 //!   dropped (deleter, metadata and vector freed).
+//! - `export/{floor,floor_result}/{1,8}`: the floor of an export (`tensor::export_floor`), for
+//!   the report's information lines.
 //! - `import/{ours,dlpark}/<rank>`: the same foreign tensor (dlpark's export, made once) taken
 //!   over from its raw pointer, validated, viewed as `&[f32]`, and handed back as a raw
 //!   pointer.
@@ -52,6 +54,32 @@ fn export(c: &mut Criterion) {
                     )
                 }
             });
+        }
+        // The floor, at the ends of the targeted ranks: what one allocation with nothing
+        // checked costs, bare and returned through `Result<_, dlpack_core::Error>`.
+        if rank == 1 || rank == 8 {
+            g.bench_with_input(BenchmarkId::new("floor", rank), &shape, |b, shape| {
+                b.iter_batched(
+                    tensor::data,
+                    |data| drop(black_box(tensor::export_floor(data, black_box(shape)))),
+                    BatchSize::SmallInput,
+                )
+            });
+            g.bench_with_input(
+                BenchmarkId::new("floor_result", rank),
+                &shape,
+                |b, shape| {
+                    b.iter_batched(
+                        tensor::data,
+                        |data| {
+                            drop(black_box(
+                                tensor::export_floor_result(data, black_box(shape)).unwrap(),
+                            ))
+                        },
+                        BatchSize::SmallInput,
+                    )
+                },
+            );
         }
     }
     g.finish();

@@ -10,6 +10,7 @@
 //! of what is measured.
 
 use core::ffi::c_void;
+use core::ptr::NonNull;
 
 use dlpack_core::ManagedTensor;
 use dlpack_core::ffi::DLManagedTensorVersioned;
@@ -126,4 +127,150 @@ pub unsafe fn import_dlpark(raw: *mut ParkManaged) -> Result<(usize, *mut ParkMa
         slice.len() + slice.first().map_or(0, |x| *x as usize)
     };
     Ok((sum, managed.into_raw()))
+}
+
+/// The floor of an export, to show where the time of [`export_ours`] goes: the same single
+/// allocation (header, owner, shape and strides) and the same deleter, with nothing checked
+/// but the rank, and the pointer handed back bare. It is not an export anyone should use: a
+/// shape that does not hold the vector's elements, or a dimension past `int64_t`, gives a
+/// tensor that lies about its data (never undefined behaviour here, since nothing reads the
+/// data through it, but a consumer would). The report times it next to ours and dlpark's.
+///
+/// ```
+/// let data = dlpack_benches::tensor::data();
+/// let floor = dlpack_benches::tensor::export_floor(data, &[8, 8]);
+/// // SAFETY: a live tensor handed over once; `from_raw` validates it as any import.
+/// let tensor = unsafe { dlpack_core::ManagedTensor::from_raw(floor.into_raw()) }?;
+/// assert_eq!(tensor.view()?.as_slice::<f32>()?[63], 63.0);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+///
+/// # Panics
+///
+/// When `shape` has more than [`dlpack_core::tensor::MAX_NDIM`] dimensions.
+#[inline(never)]
+pub fn export_floor(data: Vec<f32>, shape: &[usize]) -> FloorTensor {
+    floor(data, shape)
+}
+
+/// [`export_floor`]'s body, inlined into both floors.
+#[inline(always)]
+fn floor(data: Vec<f32>, shape: &[usize]) -> FloorTensor {
+    let ndim = shape.len();
+    assert!(ndim <= dlpack_core::tensor::MAX_NDIM, "rank {ndim}");
+    let layout = floor_layout(ndim);
+    // SAFETY: the layout has a non-zero size (it holds the header).
+    let header = unsafe { std::alloc::alloc(layout) }.cast::<FloorHeader>();
+    if header.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: fresh memory aligned for the header, followed by 2 * ndim i64 (`floor_layout`);
+    // every field and dim is written once, before the pointer is handed out.
+    unsafe {
+        let dims = header.add(1).cast::<i64>();
+        let mut step = 1_i64;
+        for axis in (0..ndim).rev() {
+            let d = shape[axis] as i64;
+            dims.add(axis).write(d);
+            dims.add(ndim + axis).write(step);
+            step = step.wrapping_mul(d.max(1));
+        }
+        let data_ptr = data.as_ptr().cast_mut().cast::<c_void>();
+        (&raw mut (*header).owner).write(data);
+        (&raw mut (*header).managed).write(DLManagedTensorVersioned {
+            version: dlpack_core::ffi::DLPackVersion::CURRENT,
+            manager_ctx: header.cast(),
+            deleter: Some(floor_delete),
+            flags: 0,
+            dl_tensor: dlpack_core::ffi::DLTensor {
+                data: data_ptr,
+                device: dlpack_core::Device::CPU,
+                ndim: ndim as i32,
+                dtype: dlpack_core::DataType::F32,
+                shape: dims,
+                strides: dims.add(ndim),
+                byte_offset: 0,
+            },
+        });
+        FloorTensor(NonNull::new_unchecked(header.cast()))
+    }
+}
+
+/// [`export_floor`] with the one check `from_vec` cannot do without (the shape holds the
+/// vector's elements) and handed back the way `from_vec` hands its export back, as a
+/// `Result<_, dlpack_core::Error>`: the difference from [`export_floor`] is what returning
+/// through that error type costs.
+///
+/// ```
+/// use dlpack_benches::tensor::{data, export_floor_result};
+/// assert!(export_floor_result(data(), &[8, 8]).is_ok());
+/// assert!(export_floor_result(data(), &[8, 9]).is_err());
+/// ```
+///
+/// # Errors
+///
+/// When the shape does not hold `data.len()` elements (`from_vec`'s error).
+#[inline(never)]
+pub fn export_floor_result(
+    data: Vec<f32>,
+    shape: &[usize],
+) -> Result<FloorTensor, dlpack_core::Error> {
+    let count = shape.iter().try_fold(1_usize, |n, &d| n.checked_mul(d));
+    if count != Some(data.len()) || shape.len() > dlpack_core::tensor::MAX_NDIM {
+        return Err(
+            ManagedTensor::from_vec(data, shape).expect_err("from_vec refuses what this refuses")
+        );
+    }
+    Ok(floor(data, shape))
+}
+
+/// An export made by [`export_floor`]: dropping it runs its deleter.
+#[derive(Debug)]
+pub struct FloorTensor(NonNull<DLManagedTensorVersioned>);
+
+impl FloorTensor {
+    /// Hands the tensor over, for a consumer to release.
+    pub fn into_raw(self) -> *mut DLManagedTensorVersioned {
+        let raw = self.0.as_ptr();
+        core::mem::forget(self);
+        raw
+    }
+}
+
+impl Drop for FloorTensor {
+    fn drop(&mut self) {
+        // SAFETY: we own the tensor `export_floor` made, whose deleter is `floor_delete`; it
+        // runs once, here.
+        unsafe { floor_delete(self.0.as_ptr()) }
+    }
+}
+
+/// The allocation of [`export_floor`]: the header and the owner, then the shape and strides.
+#[repr(C)]
+struct FloorHeader {
+    managed: DLManagedTensorVersioned,
+    owner: Vec<f32>,
+}
+
+fn floor_layout(ndim: usize) -> std::alloc::Layout {
+    std::alloc::Layout::new::<FloorHeader>()
+        .extend(std::alloc::Layout::array::<i64>(2 * ndim).expect("at most 128 i64"))
+        .expect("a header and 1 KiB of dims fit in isize")
+        .0
+        .pad_to_align()
+}
+
+/// The deleter of [`export_floor`]'s tensors.
+unsafe extern "C" fn floor_delete(managed: *mut DLManagedTensorVersioned) {
+    if managed.is_null() {
+        return;
+    }
+    let header = managed.cast::<FloorHeader>();
+    // SAFETY: `managed` is the start of a live allocation of `export_floor`, with the layout
+    // its `ndim` gives, released once (the DLPack contract).
+    unsafe {
+        let layout = floor_layout((*header).managed.dl_tensor.ndim as usize);
+        core::ptr::drop_in_place(&raw mut (*header).owner);
+        std::alloc::dealloc(header.cast(), layout);
+    }
 }

@@ -62,3 +62,37 @@ fn devices_agree() {
     assert!(HandDevice::Cuda(too_big).dlpack_device().is_err());
     assert_eq!(device::to_dlpark(HandDevice::Cuda(too_big)), None);
 }
+
+/// The export's floor writes the tensor ours writes (so the report compares like with like),
+/// and its `Result` form refuses what `from_vec` refuses, with the same error.
+#[test]
+fn floor_exports_what_ours_exports() {
+    use dlpack_benches::tensor::{
+        RANKS, data, export_floor, export_floor_result, export_ours, shape,
+    };
+    use dlpack_core::ManagedTensor;
+
+    for rank in RANKS {
+        let shape = shape(rank);
+        let ours = export_ours(data(), &shape).unwrap();
+        // SAFETY: a live tensor handed over once; `from_raw` validates it as any import does.
+        let floor =
+            unsafe { ManagedTensor::from_raw(export_floor(data(), &shape).into_raw()) }.unwrap();
+        let (a, b) = (ours.view().unwrap(), floor.view().unwrap());
+        assert_eq!(
+            (a.shape(), a.strides()),
+            (b.shape(), b.strides()),
+            "rank {rank}"
+        );
+        assert_eq!((a.dtype(), a.device()), (b.dtype(), b.device()));
+        assert_eq!(a.as_slice::<f32>().unwrap(), b.as_slice::<f32>().unwrap());
+        assert!(export_floor_result(data(), &shape).is_ok());
+    }
+    for bad in [&[8, 9][..], &[65], &[usize::MAX, 2], &[1; 65]] {
+        assert_eq!(
+            export_floor_result(data(), bad).unwrap_err(),
+            export_ours(data(), bad).unwrap_err(),
+            "{bad:?}"
+        );
+    }
+}
