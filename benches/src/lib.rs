@@ -11,6 +11,11 @@
 //! | export a tensor and drop it| `ManagedTensor::from_vec`            | dlpark 0.10 `Dynamic::compact` + boxed `Vec` |
 //! | import, validate, slice    | `ManagedTensor::from_raw` + `view` + `as_slice` | dlpark `Managed::from_raw` + `validate` + `cpu_slice` |
 //!
+//! Beside the export comparison, the report times the floor of an export
+//! ([`tensor::export_floor`]: the same single allocation with nothing checked, bare and
+//! returned through `Result<_, dlpack_core::Error>`), so that a reader can see how much of an
+//! export is the allocator's and how much its checks and error path.
+//!
 //! The targets (DESIGN.md, "Performance"): derived conversions within 1.05× of the
 //! hand-written match and allocation-free; export at most one heap allocation and at most 0.8×
 //! dlpark's time at ranks 1–8; import and validation at most 1.0× dlpark.
