@@ -42,12 +42,15 @@ for rank in (1, 2, 4, 8, 64):
     CRITERION.append((f"export+drop rank {rank}", "export", f"ours/{rank}", f"dlpark/{rank}",
                       "dlpark", 1, 0.8 if rank <= 8 else None))
 # Where an export's time goes: its floor (one allocation, nothing checked; tensor::export_floor),
-# bare and returned through Result<_, dlpack_core::Error>, against dlpark.
+# bare, returned through Result<_, dlpack_core::Error> and through Result<_, Box<Error>>,
+# against dlpark.
 for rank in (1, 8):
     CRITERION.append((f"export+drop floor rank {rank} (one allocation, no checks, bare pointer)",
                       "export", f"floor/{rank}", f"dlpark/{rank}", "dlpark", 1, None))
     CRITERION.append((f"export+drop floor rank {rank} returned as Result<_, Error>", "export",
                       f"floor_result/{rank}", f"dlpark/{rank}", "dlpark", 1, None))
+    CRITERION.append((f"export+drop floor rank {rank} returned as Result<_, Box<Error>>",
+                      "export", f"floor_boxed/{rank}", f"dlpark/{rank}", "dlpark", 1, None))
 for rank in (1, 2, 4, 8, 64):
     CRITERION.append((f"import+validate+slice rank {rank}", "import", f"ours/{rank}",
                       f"dlpark/{rank}", "dlpark", 1, 1.0))

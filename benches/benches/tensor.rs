@@ -3,7 +3,7 @@
 //! - `export/{ours,dlpark}/<rank>`: a `Vec<f32>` of 64 elements (made outside the timed
 //!   region) exported as a versioned DLPack tensor with shape and explicit strides, then
 //!   dropped (deleter, metadata and vector freed).
-//! - `export/{floor,floor_result}/{1,8}`: the floor of an export (`tensor::export_floor`), for
+//! - `export/{floor,floor_result,floor_boxed}/{1,8}`: the floor of an export (`tensor::export_floor`), for
 //!   the report's information lines.
 //! - `import/{ours,dlpark}/<rank>`: the same foreign tensor (dlpark's export, made once) taken
 //!   over from its raw pointer, validated, viewed as `&[f32]`, and handed back as a raw
@@ -56,7 +56,8 @@ fn export(c: &mut Criterion) {
             });
         }
         // The floor, at the ends of the targeted ranks: what one allocation with nothing
-        // checked costs, bare and returned through `Result<_, dlpack_core::Error>`.
+        // checked costs, bare, returned through `Result<_, dlpack_core::Error>`, and through a
+        // `Result` whose error is boxed.
         if rank == 1 || rank == 8 {
             g.bench_with_input(BenchmarkId::new("floor", rank), &shape, |b, shape| {
                 b.iter_batched(
@@ -80,6 +81,17 @@ fn export(c: &mut Criterion) {
                     )
                 },
             );
+            g.bench_with_input(BenchmarkId::new("floor_boxed", rank), &shape, |b, shape| {
+                b.iter_batched(
+                    tensor::data,
+                    |data| {
+                        drop(black_box(
+                            tensor::export_floor_boxed(data, black_box(shape)).unwrap(),
+                        ))
+                    },
+                    BatchSize::SmallInput,
+                )
+            });
         }
     }
     g.finish();

@@ -68,7 +68,7 @@ fn devices_agree() {
 #[test]
 fn floor_exports_what_ours_exports() {
     use dlpack_benches::tensor::{
-        RANKS, data, export_floor, export_floor_result, export_ours, shape,
+        RANKS, data, export_floor, export_floor_boxed, export_floor_result, export_ours, shape,
     };
     use dlpack_core::ManagedTensor;
 
@@ -87,12 +87,17 @@ fn floor_exports_what_ours_exports() {
         assert_eq!((a.dtype(), a.device()), (b.dtype(), b.device()));
         assert_eq!(a.as_slice::<f32>().unwrap(), b.as_slice::<f32>().unwrap());
         assert!(export_floor_result(data(), &shape).is_ok());
+        assert!(export_floor_boxed(data(), &shape).is_ok());
     }
     for bad in [&[8, 9][..], &[65], &[usize::MAX, 2], &[1; 65]] {
         assert_eq!(
             export_floor_result(data(), bad).unwrap_err(),
             export_ours(data(), bad).unwrap_err(),
             "{bad:?}"
+        );
+        assert_eq!(
+            *export_floor_boxed(data(), bad).unwrap_err(),
+            export_ours(data(), bad).unwrap_err()
         );
     }
 }
