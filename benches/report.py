@@ -7,7 +7,8 @@ Python timings from a JSON file written by benches/python/bench_python.py, and p
     <name>: ours <median> vs <peer> <median> = <ratio>x (target <= <t>x) ok|MISS
 
 Comparisons without a target (against dlpark's dtype/device conversions, rank 64 export,
-the export's floor, the paddle dtype extraction) are printed with `(no target) info` and not counted.
+the export's floor, the paddle dtype extraction) are printed with `(no target) info` and not
+counted.
 Exit status: 0 when every target is met, 1 when one is missed, 2 when a result is missing.
 
 Usage: python3 benches/report.py CRITERION_HOME [PYTHON_JSON | "skip:<reason>"] [MET TOTAL]

@@ -12,8 +12,8 @@
 //! loops of `benches/conversions.rs` (`dtype_to_derived`, `dtype_to_hand`, `dtype_to_dlpark`,
 //! and likewise `dtype_from_…`, `device_to_…`, `device_from_…`, one pass over the 4096-value
 //! stream each) and of `benches/tensor.rs` (`export_ours`, `export_dlpark`, `export_floor`,
-//! `export_floor_result`, `export_floor_boxed`, which include making the 64-element vector, and `data`, which only
-//! makes it; `import_ours`, `import_dlpark`).
+//! `export_floor_result`, `export_floor_boxed`, which include making the 64-element vector,
+//! and `data`, which only makes it; `import_ours`, `import_dlpark`).
 
 use std::hint::black_box;
 
