@@ -20,10 +20,10 @@
 #
 # By default the benches build with Cargo's `bench` profile as it comes (16 codegen units, no
 # LTO), as a framework's release build usually is. BENCH_WHOLE_PROGRAM=1 builds them as one
-# unit instead (fat LTO, one codegen unit: how the demo extension, and most Python extensions
-# that care about speed, are built), so that where the linker places each function no longer
-# depends on how rustc split the crates. The comparisons and targets are the same; the README
-# quotes both builds, and why they differ.
+# unit instead (fat LTO, one codegen unit, as the demo extension is built), so that where the
+# linker places each function no longer depends on how rustc split the crates. The comparisons
+# and targets are the same; the README quotes both builds, and why they differ. Switching
+# between the two rebuilds the benches.
 #
 # Exit status: 0 when every target is met, 1 when one is missed, 2 when something failed.
 set -euo pipefail
