@@ -183,13 +183,14 @@ impl Tensor {
         self.shared.dtype
     }
 
+    /// The extents as `usize` (each validated non-negative when the tensor was made).
+    fn extents(&self) -> impl Iterator<Item = usize> + '_ {
+        self.shared.shape.iter().map(|&extent| extent as usize)
+    }
+
     /// The number of elements.
     fn count(&self) -> usize {
-        self.shared
-            .shape
-            .iter()
-            .map(|&extent| extent as usize)
-            .product()
+        self.extents().product()
     }
 
     /// Whether the host can read and write the elements.
@@ -235,12 +236,7 @@ impl Tensor {
     #[inline(never)]
     fn host_copy(&self) -> PyResult<Tensor> {
         self.require_host("a copy")?;
-        let shape: Vec<usize> = self
-            .shared
-            .shape
-            .iter()
-            .map(|&extent| extent as usize)
-            .collect();
+        let shape: Vec<usize> = self.extents().collect();
         let copy = Tensor::zeros(&shape, self.shared.dtype)?;
         let itemsize = self.shared.dtype.data_type().itemsize();
         for (from, to) in self.elements().zip(copy.elements()) {

@@ -56,12 +56,7 @@ impl Tensor {
     /// A compact copy on the same device, queued on the library's stream.
     pub(super) fn cuda_clone(&self, ordinal: u32) -> PyResult<Tensor> {
         self.require_compact("clone()")?;
-        let shape: Vec<usize> = self
-            .shared
-            .shape
-            .iter()
-            .map(|&extent| extent as usize)
-            .collect();
+        let shape: Vec<usize> = self.extents().collect();
         let copy = Tensor::zeros_on(&shape, self.shared.dtype, self.shared.device)?;
         let stream = cuda::stream(ordinal)?;
         let len = self.count() * self.shared.dtype.data_type().itemsize();
