@@ -18,6 +18,7 @@ use super::flags::Flags;
 use super::owner::{Dims, TensorOwner, TensorParts};
 use super::raw::{Abi, Owned};
 use super::validate;
+use crate::data_type::DataType;
 use crate::element::Element;
 use crate::ffi::DLTensor;
 
@@ -58,17 +59,29 @@ pub(crate) unsafe trait Describe<O> {
     /// the bytes the elements reach from the data pointer and the byte offset.
     #[inline]
     fn check(&self, tensor: &DLTensor, flags: Flags, dims: &Dims64<'_>) -> Result<(), TensorError> {
-        validate::check_dtype(tensor.dtype)?;
-        validate::extent(
-            dims.shape,
-            dims.strides,
-            dims.count,
-            tensor.dtype,
-            flags,
-            tensor.byte_offset,
-        )?;
-        Ok(())
+        check_written(tensor.dtype, flags, tensor.byte_offset, dims)
     }
+}
+
+/// [`Describe::check`]'s default, which [`CheckedLayout::new`](super::CheckedLayout::new)
+/// applies too: the data type, and the bytes the elements reach from the byte offset.
+#[inline]
+pub(crate) fn check_written(
+    dtype: DataType,
+    flags: Flags,
+    byte_offset: u64,
+    dims: &Dims64<'_>,
+) -> Result<(), TensorError> {
+    validate::check_dtype(dtype)?;
+    validate::extent(
+        dims.shape,
+        dims.strides,
+        dims.count,
+        dtype,
+        flags,
+        byte_offset,
+    )?;
+    Ok(())
 }
 
 /// `dims` with every entry written 0.
@@ -110,8 +123,9 @@ unsafe impl<O: TensorOwner> Describe<O> for Flagged {
 }
 
 /// Converts the description's shape and strides to `int64_t` (compact strides when it has
-/// none) and checks the shape: [`Describe::dims`] for a description that is not trusted.
-fn fill_dims(
+/// none) and checks the shape: [`Describe::dims`] for a description that is not trusted, and
+/// [`CheckedLayout::new`](super::CheckedLayout::new).
+pub(crate) fn fill_dims(
     parts: &TensorParts<'_>,
     shape: &mut [i64],
     strides: &mut [i64],

@@ -18,7 +18,9 @@
 //! ([`validate`](super::validate)) is checked on the values written ([`Describe::check`]),
 //! rather than by validating the finished tensor again. `from_vec` and friends ([`Shaped`]) write the shape and
 //! compact strides in one pass that also checks the shape against the data's length, and have
-//! nothing left to check (see [`describe`](super::describe)). Debug builds (the test suite, Miri)
+//! nothing left to check (see [`describe`](super::describe)). An owner that describes itself
+//! with a [`CheckedLayout`](super::CheckedLayout) had its values checked when the layout was made, by the same
+//! functions, so the export copies them and checks nothing more. Debug builds (the test suite, Miri)
 //! still validate every finished export as an importer would, and assert that it passes;
 //! `tests/prop_export.rs` holds every description to the importer's rules.
 
@@ -128,8 +130,21 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
     // nothing else refers to them while the slice lives.
     let uninit =
         unsafe { core::slice::from_raw_parts_mut(dims.cast::<MaybeUninit<i64>>(), 2 * ndim) };
-    // From here on every value is initialised (`Describe::dims`'s contract).
-    let count = how.dims(&parts, uninit)?;
+    // A checked layout was checked when it was made, by the default `dims` and `check` (the
+    // strictest: an implementation may only relax them); its values are copied as they are.
+    let checked = parts
+        .layout()
+        .filter(|layout| layout.dims().len() == uninit.len());
+    // From here on every value is initialised (the copy, or `Describe::dims`'s contract).
+    let count = match checked {
+        Some(layout) => {
+            for (slot, &value) in uninit.iter_mut().zip(layout.dims()) {
+                slot.write(value);
+            }
+            layout.len()
+        }
+        None => how.dims(&parts, uninit)?,
+    };
     if count > 0 && parts.data().is_null() {
         return Err(TensorError::NullData { elements: count });
     }
@@ -159,7 +174,9 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
     };
     // The rules an importer applies that `dims` did not check, with the flags the struct
     // carries (none for a legacy tensor).
-    how.check(&dl_tensor, managed.flags(), &written)?;
+    if checked.is_none() {
+        how.check(&dl_tensor, managed.flags(), &written)?;
+    }
     // SAFETY: the header's first field, written once; the owner borrow (`parts`) and the
     // dims slices have ended.
     unsafe { (&raw mut (*header).managed).write(managed) };

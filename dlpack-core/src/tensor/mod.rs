@@ -132,10 +132,12 @@
 //!
 //! An export is one heap allocation (header, owner, shape and strides), always carries strides
 //! (DLPack 1.2), and is stamped version 1.3. The owner's description is validated with the
-//! import rules above before the tensor is handed out. Shared owners (`Arc<[T]>`, `ArcArray`)
+//! import rules above before the tensor is handed out; an owner that exports the same layout
+//! many times can validate it once, as a [`CheckedLayout`], and describe itself with it. Shared owners (`Arc<[T]>`, `ArcArray`)
 //! export `READ_ONLY`; copies export `IS_COPIED`. A legacy export refuses what the legacy struct
 //! cannot say (`READ_ONLY`, padded sub-byte types) rather than lose it.
 
+mod checked;
 mod describe;
 mod error;
 mod exchange;
@@ -156,6 +158,7 @@ mod view_mut;
 #[cfg(test)]
 mod tests;
 
+pub use checked::CheckedLayout;
 pub use error::TensorError;
 pub use exchange::{FromDlpackTensor, ToDlpackTensor};
 pub use flags::Flags;

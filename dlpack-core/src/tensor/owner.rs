@@ -2,6 +2,7 @@
 
 use core::ffi::c_void;
 
+use super::checked::CheckedLayout;
 use super::flags::Flags;
 use crate::data_type::DataType;
 use crate::device::Device;
@@ -230,6 +231,8 @@ pub struct TensorParts<'a> {
     strides: Option<Dims<'a>>,
     byte_offset: u64,
     flags: Flags,
+    /// The layout the fields above were made from, while they still match it.
+    layout: Option<&'a CheckedLayout>,
 }
 
 impl<'a> TensorParts<'a> {
@@ -259,6 +262,7 @@ impl<'a> TensorParts<'a> {
             strides: None,
             byte_offset: 0,
             flags: Flags::EMPTY,
+            layout: None,
         }
     }
 
@@ -290,6 +294,7 @@ impl<'a> TensorParts<'a> {
     pub fn with_strides(self, strides: impl Into<Dims<'a>>) -> Self {
         Self {
             strides: Some(strides.into()),
+            layout: None,
             ..self
         }
     }
@@ -308,6 +313,7 @@ impl<'a> TensorParts<'a> {
     pub fn with_byte_offset(self, byte_offset: u64) -> Self {
         Self {
             byte_offset,
+            layout: None,
             ..self
         }
     }
@@ -326,8 +332,20 @@ impl<'a> TensorParts<'a> {
     /// ```
     #[must_use]
     pub fn with_flags(self, flags: Flags) -> Self {
+        let flags = self.flags | flags;
+        // Padding changes what a sub-byte layout may be; the other flags leave it as checked.
+        let padded = |f: Flags| f.contains(Flags::IS_SUBBYTE_TYPE_PADDED);
         Self {
-            flags: self.flags | flags,
+            flags,
+            layout: self.layout.filter(|l| padded(l.flags()) == padded(flags)),
+            ..self
+        }
+    }
+
+    /// These parts, made from `layout` (which their fields match).
+    pub(super) fn with_checked(self, layout: &'a CheckedLayout) -> Self {
+        Self {
+            layout: Some(layout),
             ..self
         }
     }
@@ -448,5 +466,30 @@ impl<'a> TensorParts<'a> {
     /// ```
     pub fn flags(&self) -> Flags {
         self.flags
+    }
+
+    /// The checked layout these parts were made from ([`TensorParts::from_layout`]), while
+    /// they still match it: `None` once the strides or byte offset are replaced, or padding is
+    /// added to sub-byte elements, and for parts built field by field. An export of parts
+    /// with a layout copies its checked values; of any other, checks every field.
+    ///
+    /// ```
+    /// use dlpack_core::Device;
+    /// use dlpack_core::tensor::{CheckedLayout, Flags, TensorParts};
+    ///
+    /// let mut data = vec![0_u8; 4];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[4_usize]);
+    /// assert!(parts.layout().is_none());
+    /// let layout = CheckedLayout::new(&parts)?;
+    /// let checked = TensorParts::from_layout(data.as_mut_ptr().cast(), Device::CPU, &layout);
+    /// assert_eq!(checked.layout(), Some(&layout));
+    /// assert!(checked.read_only().layout().is_some()); // flags that leave the layout as it is
+    /// assert!(checked.with_strides(&[2_i64]).layout().is_none());
+    /// assert!(checked.with_byte_offset(1).layout().is_none());
+    /// assert!(checked.with_flags(Flags::IS_SUBBYTE_TYPE_PADDED).layout().is_none());
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn layout(&self) -> Option<&'a CheckedLayout> {
+        self.layout
     }
 }

@@ -7,6 +7,9 @@
 //!   with the first error in the documented order (conversions, the shape, null data, what
 //!   the legacy struct cannot carry, then the importer's rules), and the export says what it
 //!   was given;
+//! - a [`CheckedLayout`] is made exactly when the importer accepts the description (its data
+//!   pointer and the legacy struct aside), and an export from it is the export of the
+//!   description given field by field;
 //! - `from_vec` and `from_arc` accept a shape exactly when it holds the data's length and fits
 //!   DLPack, computed here in `u128`, report the first error in the order of the general path,
 //!   and export compact row-major strides.
@@ -17,7 +20,7 @@ use proptest::prelude::*;
 
 use crate::ffi::{DLDataTypeCode, DLTensor};
 use crate::tensor::validate::{self, StridesRule};
-use crate::tensor::{Flags, MAX_NDIM, TensorError, TensorOwner, TensorParts};
+use crate::tensor::{CheckedLayout, Flags, MAX_NDIM, TensorError, TensorOwner, TensorParts};
 use crate::{DataType, Device, Error, LegacyManagedTensor, ManagedTensor};
 
 /// The integer type an owner stores its dimensions in.
@@ -205,12 +208,86 @@ fn expected(d: &Desc) -> Result<(), TensorError> {
     unsafe { validate::layout(&tensor, flags, StridesRule::NullIsCompact) }.map(drop)
 }
 
+impl Owner {
+    fn new(d: &Desc) -> Self {
+        Self {
+            shape: Stored::new(&d.shape, d.shape_kind),
+            strides: d.strides.as_ref().map(|s| Stored::new(s, d.strides_kind)),
+            desc: d.clone(),
+        }
+    }
+}
+
+/// An owner that describes itself with a layout checked beforehand, at [`Owner`]'s address.
+struct Checked {
+    null: bool,
+    layout: CheckedLayout,
+}
+
+// SAFETY: as for `Owner`.
+unsafe impl TensorOwner for Checked {
+    fn describe(&mut self) -> TensorParts<'_> {
+        let data = if self.null {
+            core::ptr::null_mut()
+        } else {
+            core::ptr::without_provenance_mut(0x1000)
+        };
+        TensorParts::from_layout(data, Device::cuda(0), &self.layout)
+    }
+}
+
 fn check_owner(d: Desc) -> Result<(), TestCaseError> {
-    let owner = Owner {
-        shape: Stored::new(&d.shape, d.shape_kind),
-        strides: d.strides.as_ref().map(|s| Stored::new(s, d.strides_kind)),
-        desc: d.clone(),
+    check_export(&d, Owner::new(&d))
+}
+
+/// A layout is made exactly when the importer's rules accept the description (the data
+/// pointer and the legacy struct aside, which it does not fix), with the same first error;
+/// an export from it then gives what the description given field by field gives.
+fn check_layout(d: Desc) -> Result<(), TestCaseError> {
+    let made = CheckedLayout::new(&Owner::new(&d).describe());
+    let layout_rules = Desc {
+        null: false,
+        legacy: false,
+        ..d.clone()
     };
+    let layout = match (made, expected(&layout_rules)) {
+        (Ok(layout), Ok(())) => layout,
+        (Err(got), Err(want)) => {
+            prop_assert_eq!(got, want);
+            return Ok(());
+        }
+        (got, want) => {
+            return Err(TestCaseError::fail(format!(
+                "CheckedLayout::new gave {got:?}, the importer's rules {want:?}"
+            )));
+        }
+    };
+    let strides = d
+        .strides
+        .clone()
+        .unwrap_or_else(|| validate::compact_strides(&d.shape));
+    prop_assert_eq!(
+        (layout.shape(), layout.strides()),
+        (&d.shape[..], &strides[..])
+    );
+    prop_assert_eq!(layout.len(), validate::check_shape(&d.shape).unwrap());
+    prop_assert_eq!(
+        (layout.dtype(), layout.byte_offset()),
+        (d.dtype, d.byte_offset)
+    );
+    prop_assert_eq!(layout.flags(), d.flags);
+    check_export(
+        &d,
+        Checked {
+            null: d.null,
+            layout,
+        },
+    )
+}
+
+/// Exports `owner`, which describes `d`, and holds the result to the importer's rules.
+fn check_export(d: &Desc, owner: impl TensorOwner) -> Result<(), TestCaseError> {
+    let d = d.clone();
     let expect = expected(&d);
     let tensor = if d.legacy {
         LegacyManagedTensor::from_owner(owner).and_then(LegacyManagedTensor::into_versioned)
@@ -362,6 +439,11 @@ proptest! {
     #[test]
     fn owner_exports_follow_the_importers_rules(d in desc()) {
         check_owner(d)?;
+    }
+
+    #[test]
+    fn checked_layouts_follow_the_importers_rules(d in desc()) {
+        check_layout(d)?;
     }
 
     #[test]

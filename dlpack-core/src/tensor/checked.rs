@@ -1,0 +1,284 @@
+//! [`CheckedLayout`]: a description checked once, for an owner that exports the same layout
+//! many times.
+
+use core::ffi::c_void;
+
+use super::describe::{self, Dims64};
+use super::error::TensorError;
+use super::export::check_rank;
+use super::flags::Flags;
+use super::owner::TensorParts;
+use crate::data_type::DataType;
+use crate::device::Device;
+
+/// A tensor's layout (data type, shape, strides, byte offset and flags) checked against the
+/// rules an importer applies, once, and kept as the `int64_t` values an export writes.
+///
+/// Every export checks the description its owner gives ([`TensorOwner`](super::TensorOwner)):
+/// each dimension converted to `int64_t`, the element count, the data type, the bytes the
+/// strides reach. An owner whose layout never changes, such as a framework's tensor exported
+/// on every `__dlpack__` call, can check it when the tensor is made and describe itself with
+/// [`TensorParts::from_layout`]: its exports then copy the checked values instead of checking
+/// them again. The checks are the export's own, so an export from a layout accepts and writes
+/// exactly what the same description given field by field would.
+///
+/// What a layout does not fix is checked on every export as before: the data pointer (null is
+/// refused for a non-empty tensor) and the device. Changing the strides or the byte offset of
+/// parts made from a layout, or whether sub-byte elements are padded, drops the layout from
+/// them, and that export checks everything ([`TensorParts::layout`]).
+///
+/// ```
+/// use dlpack_core::{DataType, Device, ManagedTensor};
+/// use dlpack_core::tensor::{CheckedLayout, TensorOwner, TensorParts};
+/// use std::sync::Arc;
+///
+/// /// A framework's tensor: a shared buffer and a layout that never changes.
+/// struct Tensor {
+///     data: Arc<Vec<f32>>,
+///     layout: Arc<CheckedLayout>,
+/// }
+///
+/// // SAFETY: the buffer holds the 6 elements the checked layout reaches; the export is
+/// // read-only (the layout's flags), since other clones of the Arc may read the buffer.
+/// unsafe impl TensorOwner for Tensor {
+///     fn describe(&mut self) -> TensorParts<'_> {
+///         let data = self.data.as_ptr().cast_mut().cast();
+///         TensorParts::from_layout(data, Device::CPU, &self.layout)
+///     }
+/// }
+///
+/// let data = Arc::new(vec![1., 2., 3., 4., 5., 6.]);
+/// // Checked once: a 3 x 2 transpose of the row-major 2 x 3 buffer.
+/// let parts = TensorParts::host(data.as_ptr().cast_mut(), &[3_usize, 2])
+///     .with_strides(&[1_i64, 3])
+///     .read_only();
+/// let layout = Arc::new(CheckedLayout::new(&parts)?);
+/// assert_eq!((layout.shape(), layout.strides(), layout.len()), (&[3, 2][..], &[1, 3][..], 6));
+///
+/// for _ in 0..3 {
+///     let tensor = Tensor { data: Arc::clone(&data), layout: Arc::clone(&layout) };
+///     let export = ManagedTensor::from_owner(tensor)?;
+///     assert_eq!(export.view()?.to_vec::<f32>()?, [1., 4., 2., 5., 3., 6.]);
+/// }
+///
+/// // What an importer would refuse is refused when the layout is made.
+/// let bad = TensorParts::host(data.as_ptr().cast_mut(), &[2_usize, 3]).with_strides(&[i64::MAX, 1]);
+/// assert!(CheckedLayout::new(&bad).unwrap_err().to_string().contains("spans more than"));
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CheckedLayout {
+    /// The shape, then the strides (compact row-major when the description gave none).
+    dims: Box<[i64]>,
+    /// The number of elements.
+    len: usize,
+    dtype: DataType,
+    byte_offset: u64,
+    flags: Flags,
+}
+
+impl CheckedLayout {
+    /// Checks the layout of `parts` as an export would (its data pointer and device aside)
+    /// and keeps it: the rank, each dimension and stride as `int64_t`, the element count, the
+    /// data type, and the bytes the elements reach from the byte offset, with sub-byte
+    /// elements packed unless the flags say `IS_SUBBYTE_TYPE_PADDED`. Without strides, the
+    /// layout is compact row-major, as the export would write it.
+    ///
+    /// # Errors
+    ///
+    /// [`TensorError`], naming the field and value an export of `parts` would refuse.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Device};
+    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
+    ///
+    /// let address = core::ptr::without_provenance_mut(0x7f00_0000_0000);
+    /// let parts = TensorParts::new(address, Device::cuda(0), DataType::BF16, &[2_usize, 0, 3]);
+    /// let layout = CheckedLayout::new(&parts)?;
+    /// assert_eq!((layout.shape(), layout.strides()), (&[2, 0, 3][..], &[3, 3, 1][..]));
+    /// assert!(layout.is_empty());
+    ///
+    /// let negative = TensorParts::new(address, Device::cuda(0), DataType::BF16, &[2_i64, -3]);
+    /// let err = CheckedLayout::new(&negative).unwrap_err();
+    /// assert_eq!(err.to_string(), "shape[1] is -3; dimensions must be non-negative");
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn new(parts: &TensorParts<'_>) -> Result<Self, TensorError> {
+        let ndim = check_rank(parts)?;
+        let mut dims = vec![0; 2 * ndim].into_boxed_slice();
+        let (shape, strides) = dims.split_at_mut(ndim);
+        let len = describe::fill_dims(parts, shape, strides)?;
+        describe::check_written(
+            parts.dtype(),
+            parts.flags(),
+            parts.byte_offset(),
+            &Dims64 {
+                shape,
+                strides,
+                count: len,
+            },
+        )?;
+        Ok(Self {
+            dims,
+            len,
+            dtype: parts.dtype(),
+            byte_offset: parts.byte_offset(),
+            flags: parts.flags(),
+        })
+    }
+
+    /// The shape.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
+    ///
+    /// let mut data = [0_u8; 6];
+    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]))?;
+    /// assert_eq!(layout.shape(), [2, 3]);
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn shape(&self) -> &[i64] {
+        &self.dims[..self.ndim()]
+    }
+
+    /// The strides, in elements: those the description gave, or compact row-major ones.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
+    ///
+    /// let mut data = [0_u8; 6];
+    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]))?;
+    /// assert_eq!(layout.strides(), [3, 1]);
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn strides(&self) -> &[i64] {
+        &self.dims[self.ndim()..]
+    }
+
+    /// The number of dimensions.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
+    ///
+    /// let mut x = 0.5_f64;
+    /// let scalar = CheckedLayout::new(&TensorParts::host(&mut x, &[] as &[usize]))?;
+    /// assert_eq!((scalar.ndim(), scalar.len()), (0, 1));
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn ndim(&self) -> usize {
+        self.dims.len() / 2
+    }
+
+    /// The number of elements: the product of the shape.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
+    ///
+    /// let mut data = [0_u8; 6];
+    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]))?;
+    /// assert_eq!(layout.len(), 6);
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the tensor has no elements (a dimension is 0).
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
+    ///
+    /// let mut data = [0_u8; 1];
+    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[3_usize, 0]))?;
+    /// assert!(layout.is_empty());
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The data type.
+    ///
+    /// ```
+    /// use dlpack_core::DataType;
+    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
+    ///
+    /// let mut data = [0_u16; 2];
+    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize]))?;
+    /// assert_eq!(layout.dtype(), DataType::U16);
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn dtype(&self) -> DataType {
+        self.dtype
+    }
+
+    /// The byte offset from the data pointer to the first element.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
+    ///
+    /// let mut data = [0_u16; 3];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize]).with_byte_offset(2);
+    /// assert_eq!(CheckedLayout::new(&parts)?.byte_offset(), 2);
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn byte_offset(&self) -> u64 {
+        self.byte_offset
+    }
+
+    /// The flags the description carried, which parts made from the layout carry too.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{CheckedLayout, Flags, TensorParts};
+    ///
+    /// let mut data = [0_u8; 2];
+    /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize]).read_only();
+    /// assert_eq!(CheckedLayout::new(&parts)?.flags(), Flags::READ_ONLY);
+    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
+    /// ```
+    pub fn flags(&self) -> Flags {
+        self.flags
+    }
+
+    /// The shape and strides as one slice, in the order an export writes them.
+    pub(crate) fn dims(&self) -> &[i64] {
+        &self.dims
+    }
+}
+
+impl<'a> TensorParts<'a> {
+    /// The tensor at `data` on `device` with a layout checked beforehand: its data type,
+    /// shape, strides, byte offset and flags. An export of these parts copies the layout's
+    /// `int64_t` values and checks only the data pointer and device (see [`CheckedLayout`]).
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Device, ManagedTensor};
+    /// use dlpack_core::tensor::{CheckedLayout, Dims, TensorOwner, TensorParts};
+    ///
+    /// /// A vector and its checked layout.
+    /// struct Checked(Vec<i32>, CheckedLayout);
+    /// // SAFETY: the layout was checked for this vector's 4 elements, and the Vec is ours alone.
+    /// unsafe impl TensorOwner for Checked {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::from_layout(self.0.as_mut_ptr().cast(), Device::CPU, &self.1)
+    ///     }
+    /// }
+    ///
+    /// let mut data = vec![1, 2, 3, 4];
+    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize, 2]))?;
+    /// let parts = TensorParts::from_layout(data.as_mut_ptr().cast(), Device::CPU, &layout);
+    /// assert_eq!((parts.dtype(), parts.shape()), (DataType::I32, Dims::I64(&[2, 2])));
+    /// assert!(parts.layout().is_some());
+    ///
+    /// let tensor = ManagedTensor::from_owner(Checked(data, layout))?;
+    /// assert_eq!(tensor.view()?.as_slice::<i32>()?, [1, 2, 3, 4]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn from_layout(data: *mut c_void, device: Device, layout: &'a CheckedLayout) -> Self {
+        Self::new(data, device, layout.dtype, layout.shape())
+            .with_strides(layout.strides())
+            .with_byte_offset(layout.byte_offset)
+            .with_flags(layout.flags)
+            .with_checked(layout)
+    }
+}
