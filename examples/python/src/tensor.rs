@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use dlpack_core::python::{DlpackRequest, Export};
-use dlpack_core::tensor::Flags;
+use dlpack_core::tensor::{CheckedLayout, Flags, TensorError, TensorParts};
 use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
 use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
@@ -24,7 +24,7 @@ use crate::dtype::DType;
 use crate::live::{BUFFERS, EXPORTS, IMPORTS, Live, TENSORS};
 use crate::memory::{Buffer, Memory, Ptr};
 use crate::scalar;
-use layout::{Exported, Shared, nest, offsets, row_major};
+use layout::{Exported, Shared, nest, offsets};
 
 mod layout;
 #[cfg(feature = "cuda")]
@@ -87,7 +87,8 @@ impl Tensor {
                 )));
             }
         };
-        Ok(Self::new(memory, 0, dims, None, dtype, device, false))
+        Self::new(memory, 0, dims, None, dtype, device, false)
+            .map_err(|err| PyValueError::new_err(err.to_string()))
     }
 
     /// `[0, 1, …, n - 1]` (for `bool`: `[False, True, True, …]`).
@@ -114,7 +115,7 @@ impl Tensor {
         dtype: DType,
         device: Device,
         read_only: bool,
-    ) -> Self {
+    ) -> Result<Self, TensorError> {
         let data = match &memory {
             Memory::Owned(buffer) => buffer.ptr(),
             // A device address: never dereferenced on the host, so it has no provenance.
@@ -127,20 +128,23 @@ impl Tensor {
                 .map(|view| view.data_ptr().cast_mut().cast())
                 .unwrap_or(core::ptr::null_mut())),
         };
-        let strides = strides.unwrap_or_else(|| row_major(&shape));
-        Self {
+        let parts = TensorParts::new(data.0.cast(), device.dl_device(), dtype.data_type(), &shape)
+            .with_byte_offset(byte_offset);
+        let layout = CheckedLayout::new(&match &strides {
+            Some(strides) => parts.with_strides(strides),
+            None => parts,
+        })?;
+        Ok(Self {
             shared: Arc::new(Shared {
                 _memory: memory,
                 data,
-                byte_offset,
-                shape,
-                strides,
+                layout,
                 dtype,
                 device,
                 read_only,
             }),
             _live: TENSORS.track(),
-        }
+        })
     }
 
     /// A tensor over an imported one, without a copy.
@@ -167,7 +171,7 @@ impl Tensor {
                 _ => None,
             },
         };
-        Ok(Self::new(
+        Self::new(
             memory,
             byte_offset,
             shape,
@@ -175,7 +179,8 @@ impl Tensor {
             dtype,
             device,
             read_only,
-        ))
+        )
+        .map_err(|err| buffer_error(err.into()))
     }
 
     /// The element type.
@@ -185,7 +190,11 @@ impl Tensor {
 
     /// The extents as `usize` (each validated non-negative when the tensor was made).
     fn extents(&self) -> impl Iterator<Item = usize> + '_ {
-        self.shared.shape.iter().map(|&extent| extent as usize)
+        self.shared
+            .layout
+            .shape()
+            .iter()
+            .map(|&extent| extent as usize)
     }
 
     /// The number of elements.
@@ -205,8 +214,8 @@ impl Tensor {
             .shared
             .data
             .0
-            .wrapping_add(self.shared.byte_offset as usize);
-        offsets(&self.shared.shape, &self.shared.strides)
+            .wrapping_add(self.shared.layout.byte_offset() as usize);
+        offsets(self.shared.layout.shape(), self.shared.layout.strides())
             .map(move |offset| first.wrapping_offset(offset as isize * itemsize))
     }
 
@@ -297,18 +306,18 @@ impl Tensor {
     /// The extents.
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.shared.shape.iter())
+        PyTuple::new(py, self.shared.layout.shape().iter())
     }
 
     /// The strides, in elements.
     #[getter]
     fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.shared.strides.iter())
+        PyTuple::new(py, self.shared.layout.strides().iter())
     }
 
     #[getter]
     fn ndim(&self) -> usize {
-        self.shared.shape.len()
+        self.shared.layout.ndim()
     }
 
     #[getter]
@@ -345,7 +354,7 @@ impl Tensor {
             // `elements`), alive while `self` holds the memory.
             flat.push(unsafe { scalar::read(py, self.shared.dtype, element)? });
         }
-        nest(py, &self.shared.shape, &mut flat.into_iter())
+        nest(py, self.shared.layout.shape(), &mut flat.into_iter())
     }
 
     /// Sets every element to `value` (a bool, int, float or complex the dtype can hold).
@@ -386,11 +395,17 @@ impl Tensor {
             .data
             .0
             .addr()
-            .wrapping_add(self.shared.byte_offset as usize)
+            .wrapping_add(self.shared.layout.byte_offset() as usize)
     }
 
     fn __repr__(&self) -> String {
-        let shape: Vec<String> = self.shared.shape.iter().map(i64::to_string).collect();
+        let shape: Vec<String> = self
+            .shared
+            .layout
+            .shape()
+            .iter()
+            .map(i64::to_string)
+            .collect();
         let shape = match shape.as_slice() {
             [one] => format!("({one},)"),
             _ => format!("({})", shape.join(", ")),

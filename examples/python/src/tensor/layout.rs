@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
+use dlpack_core::tensor::{CheckedLayout, Flags, TensorOwner, TensorParts};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -31,6 +31,7 @@ pub(super) fn offsets<'a>(shape: &'a [i64], strides: &'a [i64]) -> impl Iterator
 }
 
 /// Compact row-major strides for `shape`.
+#[cfg(feature = "cuda")]
 pub(super) fn row_major(shape: &[i64]) -> Vec<i64> {
     let mut strides = vec![1_i64; shape.len()];
     for axis in (0..shape.len().saturating_sub(1)).rev() {
@@ -46,12 +47,12 @@ pub(super) struct Shared {
     /// Where the elements live; freed (or released to its producer) with the last tensor or
     /// export that uses it.
     pub(super) _memory: Memory,
-    /// The data pointer as DLPack has it: the first element is `byte_offset` bytes past it.
+    /// The data pointer as DLPack has it: the first element is `layout.byte_offset()` bytes
+    /// past it.
     pub(super) data: Ptr,
-    pub(super) byte_offset: u64,
-    pub(super) shape: Vec<i64>,
-    /// In elements.
-    pub(super) strides: Vec<i64>,
+    /// The shape, strides (in elements) and byte offset, checked once when the tensor is made
+    /// as an export checks them: each export copies them without checking them again.
+    pub(super) layout: CheckedLayout,
     pub(super) dtype: DType,
     pub(super) device: Device,
     /// Whether consumers must not write (the producer it was imported from said so).
@@ -75,14 +76,11 @@ pub(super) struct Exported {
 unsafe impl TensorOwner for Exported {
     fn describe(&mut self) -> TensorParts<'_> {
         let tensor = &*self.tensor;
-        TensorParts::new(
+        TensorParts::from_layout(
             tensor.data.0.cast(),
             tensor.device.dl_device(),
-            tensor.dtype.data_type(),
-            &tensor.shape[..],
+            &tensor.layout,
         )
-        .with_strides(&tensor.strides[..])
-        .with_byte_offset(tensor.byte_offset)
         .with_flags(self.flags)
     }
 }

@@ -73,16 +73,17 @@ impl Tensor {
             .data
             .0
             .addr()
-            .wrapping_add(self.shared.byte_offset as usize) as u64
+            .wrapping_add(self.shared.layout.byte_offset() as usize) as u64
     }
 
     fn require_compact(&self, what: &str) -> PyResult<()> {
-        if *self.shared.strides == *super::row_major(&self.shared.shape) {
+        let layout = &self.shared.layout;
+        if *layout.strides() == *super::layout::row_major(layout.shape()) {
             Ok(())
         } else {
             Err(PyBufferError::new_err(format!(
                 "{what} on a CUDA device needs a compact row-major tensor; strides {:?} are not",
-                self.shared.strides
+                layout.strides()
             )))
         }
     }
