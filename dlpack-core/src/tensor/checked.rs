@@ -137,6 +137,7 @@ impl CheckedLayout {
     /// assert_eq!(layout.shape(), [2, 3]);
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn shape(&self) -> &[i64] {
         &self.dims[..self.ndim()]
     }
@@ -151,6 +152,7 @@ impl CheckedLayout {
     /// assert_eq!(layout.strides(), [3, 1]);
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn strides(&self) -> &[i64] {
         &self.dims[self.ndim()..]
     }
@@ -165,6 +167,7 @@ impl CheckedLayout {
     /// assert_eq!((scalar.ndim(), scalar.len()), (0, 1));
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.dims.len() / 2
     }
@@ -179,6 +182,7 @@ impl CheckedLayout {
     /// assert_eq!(layout.len(), 6);
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
@@ -193,6 +197,7 @@ impl CheckedLayout {
     /// assert!(layout.is_empty());
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -208,6 +213,7 @@ impl CheckedLayout {
     /// assert_eq!(layout.dtype(), DataType::U16);
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn dtype(&self) -> DataType {
         self.dtype
     }
@@ -222,6 +228,7 @@ impl CheckedLayout {
     /// assert_eq!(CheckedLayout::new(&parts)?.byte_offset(), 2);
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn byte_offset(&self) -> u64 {
         self.byte_offset
     }
@@ -236,11 +243,13 @@ impl CheckedLayout {
     /// assert_eq!(CheckedLayout::new(&parts)?.flags(), Flags::READ_ONLY);
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn flags(&self) -> Flags {
         self.flags
     }
 
     /// The shape and strides as one slice, in the order an export writes them.
+    #[inline]
     pub(crate) fn dims(&self) -> &[i64] {
         &self.dims
     }
@@ -274,6 +283,7 @@ impl<'a> TensorParts<'a> {
     /// assert_eq!(tensor.view()?.as_slice::<i32>()?, [1, 2, 3, 4]);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
+    #[inline]
     pub fn from_layout(data: *mut c_void, device: Device, layout: &'a CheckedLayout) -> Self {
         Self::new(data, device, layout.dtype, layout.shape())
             .with_strides(layout.strides())

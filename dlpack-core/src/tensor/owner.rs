@@ -248,6 +248,7 @@ impl<'a> TensorParts<'a> {
     /// assert_eq!((parts.device(), parts.dtype()), (Device::rocm(1), DataType::F16));
     /// assert_eq!((parts.strides(), parts.byte_offset(), parts.flags()), (None, 0, Flags::EMPTY));
     /// ```
+    #[inline]
     pub fn new(
         data: *mut c_void,
         device: Device,
@@ -276,6 +277,7 @@ impl<'a> TensorParts<'a> {
     /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]);
     /// assert_eq!((parts.device(), parts.dtype()), (Device::CPU, DataType::I8));
     /// ```
+    #[inline]
     pub fn host<T: Element>(data: *mut T, shape: impl Into<Dims<'a>>) -> Self {
         Self::new(data.cast(), Device::CPU, T::DATA_TYPE, shape)
     }
@@ -290,6 +292,7 @@ impl<'a> TensorParts<'a> {
     /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]).with_strides(&[1_i64, 2]);
     /// assert_eq!(parts.strides(), Some(Dims::I64(&[1, 2])));
     /// ```
+    #[inline]
     #[must_use]
     pub fn with_strides(self, strides: impl Into<Dims<'a>>) -> Self {
         Self {
@@ -309,6 +312,7 @@ impl<'a> TensorParts<'a> {
     /// let parts = TensorParts::host(data.as_mut_ptr(), &[3_usize]).with_byte_offset(4);
     /// assert_eq!(parts.byte_offset(), 4);
     /// ```
+    #[inline]
     #[must_use]
     pub fn with_byte_offset(self, byte_offset: u64) -> Self {
         Self {
@@ -330,6 +334,7 @@ impl<'a> TensorParts<'a> {
     ///     .with_flags(Flags::READ_ONLY); // added, not replaced
     /// assert_eq!(parts.flags(), Flags::IS_COPIED | Flags::READ_ONLY);
     /// ```
+    #[inline]
     #[must_use]
     pub fn with_flags(self, flags: Flags) -> Self {
         let flags = self.flags | flags;
@@ -343,6 +348,7 @@ impl<'a> TensorParts<'a> {
     }
 
     /// These parts, made from `layout` (which their fields match).
+    #[inline]
     pub(super) fn with_checked(self, layout: &'a CheckedLayout) -> Self {
         Self {
             layout: Some(layout),
@@ -371,6 +377,7 @@ impl<'a> TensorParts<'a> {
     /// assert!(tensor.view_mut().is_err());
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
+    #[inline]
     #[must_use]
     pub fn read_only(self) -> Self {
         self.with_flags(Flags::READ_ONLY)
@@ -385,6 +392,7 @@ impl<'a> TensorParts<'a> {
     /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize]);
     /// assert_eq!(parts.data(), data.as_mut_ptr().cast());
     /// ```
+    #[inline]
     pub fn data(&self) -> *mut c_void {
         self.data
     }
@@ -397,6 +405,7 @@ impl<'a> TensorParts<'a> {
     /// let mut data = vec![0_u16; 2];
     /// assert_eq!(TensorParts::host(data.as_mut_ptr(), &[2_usize]).device(), Device::CPU);
     /// ```
+    #[inline]
     pub fn device(&self) -> Device {
         self.device
     }
@@ -409,6 +418,7 @@ impl<'a> TensorParts<'a> {
     /// let mut data = vec![0_u16; 2];
     /// assert_eq!(TensorParts::host(data.as_mut_ptr(), &[2_usize]).dtype(), DataType::U16);
     /// ```
+    #[inline]
     pub fn dtype(&self) -> DataType {
         self.dtype
     }
@@ -422,6 +432,7 @@ impl<'a> TensorParts<'a> {
     /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]);
     /// assert_eq!(parts.shape(), Dims::Usize(&[2, 3]));
     /// ```
+    #[inline]
     pub fn shape(&self) -> Dims<'a> {
         self.shape
     }
@@ -436,6 +447,7 @@ impl<'a> TensorParts<'a> {
     /// assert_eq!(parts.strides(), None);
     /// assert_eq!(parts.with_strides(&[-1_isize]).strides(), Some(Dims::Isize(&[-1])));
     /// ```
+    #[inline]
     pub fn strides(&self) -> Option<Dims<'a>> {
         self.strides
     }
@@ -450,6 +462,7 @@ impl<'a> TensorParts<'a> {
     /// assert_eq!(parts.byte_offset(), 0);
     /// assert_eq!(parts.with_byte_offset(2).byte_offset(), 2);
     /// ```
+    #[inline]
     pub fn byte_offset(&self) -> u64 {
         self.byte_offset
     }
@@ -464,6 +477,7 @@ impl<'a> TensorParts<'a> {
     /// assert_eq!(parts.flags(), Flags::EMPTY);
     /// assert_eq!(parts.read_only().flags(), Flags::READ_ONLY);
     /// ```
+    #[inline]
     pub fn flags(&self) -> Flags {
         self.flags
     }
@@ -489,6 +503,7 @@ impl<'a> TensorParts<'a> {
     /// assert!(checked.with_flags(Flags::IS_SUBBYTE_TYPE_PADDED).layout().is_none());
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
+    #[inline]
     pub fn layout(&self) -> Option<&'a CheckedLayout> {
         self.layout
     }
