@@ -16,13 +16,14 @@
 //! The shape and strides are written straight into the allocation, converted to `int64_t` and
 //! checked on the way ([`Describe::dims`]); what that leaves of the rules an importer applies
 //! ([`validate`](super::validate)) is checked on the values written ([`Describe::check`]),
-//! rather than by validating the finished tensor again. `from_vec` and friends ([`Shaped`]) write the shape and
-//! compact strides in one pass that also checks the shape against the data's length, and have
-//! nothing left to check (see [`describe`](super::describe)). An owner that describes itself
-//! with a [`CheckedLayout`](super::CheckedLayout) had its values checked when the layout was made, by the same
-//! functions, so the export copies them and checks nothing more. Debug builds (the test suite, Miri)
-//! still validate every finished export as an importer would, and assert that it passes;
-//! `tests/prop_export.rs` holds every description to the importer's rules.
+//! rather than by validating the finished tensor again. `from_vec` and friends ([`Shaped`])
+//! write the shape and compact strides in one pass that also checks the shape against the
+//! data's length, and have nothing left to check (see [`describe`](super::describe)). An owner
+//! that describes itself with a [`CheckedLayout`](super::CheckedLayout) had its values checked
+//! when the layout was made, by the same functions, so the export copies them and checks
+//! nothing more. Debug builds (the test suite, Miri) still validate every finished export as an
+//! importer would, and assert that it passes; `tests/prop_export.rs` holds every description
+//! to the importer's rules.
 
 use core::ffi::c_void;
 use core::mem::MaybeUninit;
