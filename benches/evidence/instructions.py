@@ -41,26 +41,28 @@ def per_rep(name, rank):
 
 
 def workload_of(group, bench_id):
-    """The workload and rank for a criterion benchmark, and whether the vector every export
-    workload makes must be subtracted."""
-    if group in ("export", "import"):
+    """The workload and rank for a criterion benchmark, and the workload to subtract from it:
+    making the owner each export workload makes (criterion makes it outside the timed region),
+    or None."""
+    if group in ("export_shared", "export", "import"):
         side, rank = bench_id.split("/")
-        return f"{group}_{side}", int(rank), group == "export"
+        base = {"export_shared": "shared", "export": "data"}.get(group)
+        return f"{group}_{side}", int(rank), base
     direction = group.replace("_dlpack", "")
-    return f"{direction}_{bench_id}", 1, False
+    return f"{direction}_{bench_id}", 1, None
 
 
 def main():
     if not os.path.exists(WORKLOAD):
         print(f"no {WORKLOAD}: cargo build --release -p dlpack-benches --example workload")
         return 2
-    data = per_rep("data", 1)
+    owners = {base: per_rep(base, 1) for base in ("data", "shared")}
     results = []
     for name, group, ours_id, peer_id, peer_label, div, target in report.CRITERION:
         counts = []
         for bench_id in (ours_id, peer_id):
-            workload, rank, minus_data = workload_of(group, bench_id)
-            counts.append((per_rep(workload, rank) - (data if minus_data else 0)) / div)
+            workload, rank, base = workload_of(group, bench_id)
+            counts.append((per_rep(workload, rank) - owners.get(base, 0)) / div)
         results.append(report.line(name, counts[0], peer_label, counts[1], target,
                                    unit=report.instructions))
     counted = [r for r in results if r is not None]

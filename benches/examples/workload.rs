@@ -11,9 +11,11 @@
 //! divided by their difference (`benches/evidence/instructions.py` does this). Workloads: the
 //! loops of `benches/conversions.rs` (`dtype_to_derived`, `dtype_to_hand`, `dtype_to_dlpark`,
 //! and likewise `dtype_from_…`, `device_to_…`, `device_from_…`, one pass over the 4096-value
-//! stream each) and of `benches/tensor.rs` (`export_ours`, `export_dlpark`, `export_floor`,
-//! `export_floor_result`, `export_floor_boxed`, which include making the 64-element vector,
-//! and `data`, which only makes it; `import_ours`, `import_dlpark`).
+//! stream each) and of `benches/tensor.rs` (`export_shared_ours`, `export_shared_dlpark`,
+//! which include cloning the shared storage, and `shared`, which only clones and drops it;
+//! `export_ours`, `export_dlpark`, `export_floor`, `export_floor_result`,
+//! `export_floor_boxed`, which include making the 64-element vector, and `data`, which only
+//! makes it; `import_ours`, `import_dlpark`).
 
 use std::hint::black_box;
 
@@ -53,6 +55,7 @@ struct Inputs {
     devs: Vec<dlpack_core::Device>,
     park_devs: Vec<dlpark::ffi::DLDevice>,
     shape: Vec<usize>,
+    storage: std::sync::Arc<[f32]>,
 }
 
 /// One repetition of a workload. Each is its own function (a non-capturing closure coerced
@@ -74,6 +77,17 @@ fn workload(name: &str) -> Option<Workload> {
         "device_from_hand" => |i, _| convert_each(&i.devs, |&d| HandDevice::from_dlpack_device(d)),
         "device_from_dlpark" => |i, _| convert_each(&i.park_devs, |&d| device::from_dlpark(d)),
         "data" => |_, _| drop(black_box(tensor::data())),
+        "shared" => |i, _| drop(black_box(i.storage.clone())),
+        "export_shared_ours" => |i, _| {
+            let t =
+                tensor::export_ours_shared(i.storage.clone(), black_box(&i.shape)).expect("export");
+            drop(black_box(t));
+        },
+        "export_shared_dlpark" => |i, _| {
+            let t = tensor::export_dlpark_shared(i.storage.clone(), black_box(&i.shape))
+                .expect("export");
+            drop(black_box(t));
+        },
         "export_ours" => |i, _| {
             let t = tensor::export_ours(tensor::data(), black_box(&i.shape)).expect("export");
             drop(black_box(t));
@@ -130,6 +144,7 @@ fn run(name: &str, rank: usize, reps: usize) -> bool {
         devs: device::device_stream(SEED),
         park_devs: device::park_device_stream(SEED),
         shape: tensor::shape(rank),
+        storage: tensor::shared_data(),
         hand_dt,
         hand_dev,
     };

@@ -1,16 +1,29 @@
-//! The tensor comparison: exporting a `Vec<f32>` as a versioned DLPack tensor and dropping it,
-//! and importing a tensor, validating it and taking a typed slice, ours against dlpark 0.10.
+//! The tensor comparison: exporting a tensor as a versioned DLPack tensor and dropping it, and
+//! importing a tensor, validating it and taking a typed slice, ours against dlpark 0.10.
 //!
-//! Both sides start from the same owned `Vec<f32>` (made outside the timed region) and end with
-//! the tensor dropped, so the timed work is: allocate and fill the header, shape and strides,
-//! hand over the vector, run the deleter, free the metadata and the vector.
+//! The export is timed from two owners, each made outside the timed region:
 //!
-//! dlpark takes the owner as a `Box<T: Send>` (its `OpaqueContext` must fit in one pointer),
-//! so a `Vec` costs it a second allocation; that is how dlpark exports a `Vec`, and it is part
-//! of what is measured.
+//! - **Shared storage** (`Arc<[f32]>`, [`export_ours_shared`]/[`export_dlpark_shared`]): a
+//!   clone of the storage a framework's tensor holds, as a `__dlpack__` hands out. Dropping the
+//!   export frees only what the export allocated and releases the clone, so the timed work is
+//!   the export's own: allocate and fill the header, shape and strides, run the deleter, free
+//!   the metadata. The report's export target is judged here.
+//! - **An owned vector** (`Vec<f32>`, [`export_ours`]/[`export_dlpark`]): the vector moves into
+//!   the export and dropping the export frees it. Freeing the vector is the same call on both
+//!   sides, but criterion's batched setup allocates thousands of vectors side by side and the
+//!   timed loop frees them in order, so glibc merges each with the freed one before it: 25–30
+//!   ns a vector, as much as the rest of our export and drop (the same frees take about 10 ns
+//!   when a live allocation separates the vectors). The report prints these lines for
+//!   information, with the export's floors beside them.
+//!
+//! dlpark takes the owner as its manager context, which must fit in one pointer, so a `Vec` or
+//! an `Arc<[f32]>` (two pointers wide) costs it a `Box`, a second allocation; that is how dlpark
+//! exports such an owner, and it is part of what is measured. Ours keeps the owner inside its
+//! one allocation.
 
 use core::ffi::c_void;
 use core::ptr::NonNull;
+use std::sync::Arc;
 
 use dlpack_core::ManagedTensor;
 use dlpack_core::ffi::DLManagedTensorVersioned;
@@ -103,6 +116,62 @@ pub fn export_dlpark(
     // SAFETY: `ptr` points into the vector's heap buffer, which the boxed vector (the manager
     // context) keeps alive and unmoved until the deleter runs; dlpark wrote the shape and
     // explicit compact strides; the tensor is not read-only-flagged and nothing else aliases it.
+    Ok(unsafe { initialized.finish() })
+}
+
+/// The data every benchmark tensor holds, as shared storage: the `Arc` a framework's tensor
+/// holds, of which each export takes a clone.
+pub fn shared_data() -> Arc<[f32]> {
+    data().into()
+}
+
+/// Exports a clone of shared storage with `shape` (row-major, explicit strides), flagged
+/// `READ_ONLY` since other clones may read it: `ManagedTensor::from_arc`.
+///
+/// ```
+/// let storage = dlpack_benches::tensor::shared_data();
+/// let tensor = dlpack_benches::tensor::export_ours_shared(storage.clone(), &[8, 8])?;
+/// assert_eq!(std::sync::Arc::strong_count(&storage), 2);
+/// drop(tensor);
+/// assert_eq!(std::sync::Arc::strong_count(&storage), 1);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// When the shape does not hold `data.len()` elements.
+#[inline]
+pub fn export_ours_shared(
+    data: Arc<[f32]>,
+    shape: &[usize],
+) -> Result<ManagedTensor, dlpack_core::Error> {
+    ManagedTensor::from_arc(data, shape)
+}
+
+/// Exports a clone of shared storage with `shape` through dlpark, as [`export_dlpark`] exports
+/// a vector: compact metadata in dlpark's managed allocation, the boxed clone as the manager
+/// context (an `Arc<[f32]>` is two pointers wide), flagged `READ_ONLY` as ours is.
+///
+/// # Errors
+///
+/// dlpark's error when the shape does not fit DLPack.
+pub fn export_dlpark_shared(
+    data: Arc<[f32]>,
+    shape: &[usize],
+) -> Result<ParkTensor, dlpark::metadata::Error> {
+    let ptr = data.as_ptr().cast_mut().cast::<c_void>();
+    let mut initialized = Dynamic::compact(shape).initialize(Box::new(data))?;
+    initialized
+        .set_data(ptr)
+        .set_dtype(ParkDataType::F32)
+        .set_device(ParkDevice::CPU);
+    // SAFETY: READ_ONLY claims nothing about ownership or copying (dlpark's own producers set
+    // it the same way); the storage is shared, so read-only is what the tensor must say.
+    unsafe { initialized.set_flags_unchecked(dlpark::DlpackFlags::READ_ONLY) };
+    // SAFETY: `ptr` points into the shared storage, which the boxed clone (the manager
+    // context) keeps alive and unmoved until the deleter runs; dlpark wrote the shape and
+    // explicit compact strides; the tensor is flagged read-only, so no consumer writes through
+    // it while other clones read.
     Ok(unsafe { initialized.finish() })
 }
 

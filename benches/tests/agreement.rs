@@ -101,3 +101,51 @@ fn floor_exports_what_ours_exports() {
         );
     }
 }
+
+/// Ours and dlpark's exports, from a vector and from shared storage, describe the same tensor
+/// (so the report compares like with like), and dropping either releases its owner.
+#[test]
+fn exports_agree_with_dlparks() {
+    use dlpack_benches::tensor::{
+        RANKS, data, export_dlpark, export_dlpark_shared, export_ours, export_ours_shared, shape,
+        shared_data,
+    };
+    use dlpack_core::ManagedTensor;
+    use dlpack_core::tensor::Flags;
+    use std::sync::Arc;
+
+    let storage = shared_data();
+    for rank in RANKS {
+        let shape = shape(rank);
+        let pairs = [
+            (
+                export_ours(data(), &shape).unwrap(),
+                export_dlpark(data(), &shape).unwrap(),
+                Flags::EMPTY,
+            ),
+            (
+                export_ours_shared(storage.clone(), &shape).unwrap(),
+                export_dlpark_shared(storage.clone(), &shape).unwrap(),
+                Flags::READ_ONLY,
+            ),
+        ];
+        for (ours, park, flags) in pairs {
+            // SAFETY: a live tensor handed over once; `from_raw` validates it as any import.
+            let park = unsafe { ManagedTensor::from_raw(park.into_raw().cast()) }.unwrap();
+            assert_eq!((ours.flags(), park.flags()), (flags, flags), "rank {rank}");
+            let (a, b) = (ours.view().unwrap(), park.view().unwrap());
+            assert_eq!(
+                (a.shape(), a.strides()),
+                (b.shape(), b.strides()),
+                "rank {rank}"
+            );
+            assert_eq!((a.dtype(), a.device()), (b.dtype(), b.device()));
+            assert_eq!(a.as_slice::<f32>().unwrap(), b.as_slice::<f32>().unwrap());
+        }
+        assert_eq!(
+            Arc::strong_count(&storage),
+            1,
+            "rank {rank}: a clone was kept"
+        );
+    }
+}

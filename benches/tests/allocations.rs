@@ -1,6 +1,7 @@
 //! Heap allocations, counted by a global allocator: derived conversions make none, exporting a
-//! tensor makes exactly one (header, shape and strides together), and importing, validating
-//! and slicing a tensor makes none.
+//! tensor makes exactly one (header, owner, shape and strides together), whether it owns a
+//! vector or a clone of shared storage, and importing, validating and slicing a tensor makes
+//! none.
 //!
 //! The counter is per thread, so tests running in parallel do not disturb each other.
 
@@ -119,6 +120,28 @@ fn exporting_a_tensor_allocates_once() {
         assert_eq!(
             n, 0,
             "dropping an export at rank {rank} allocated {n} times"
+        );
+    }
+    // Shared storage: the clone moves into the same single allocation.
+    let storage = tensor::shared_data();
+    for rank in RANKS {
+        let shape = tensor::shape(rank);
+        let clone = storage.clone();
+        let (exported, n) = allocations(|| tensor::export_ours_shared(clone, &shape));
+        let exported = exported.unwrap();
+        assert_eq!(
+            n, 1,
+            "exporting shared storage at rank {rank} allocated {n} times"
+        );
+        let ((), n) = allocations(|| drop(exported));
+        assert_eq!(
+            n, 0,
+            "dropping a shared export at rank {rank} allocated {n} times"
+        );
+        assert_eq!(
+            std::sync::Arc::strong_count(&storage),
+            1,
+            "the clone was released"
         );
     }
 }
