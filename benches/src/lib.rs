@@ -8,10 +8,12 @@
 //! |----------------------------|--------------------------------------|-------------------------------------------|
 //! | dtype to / from DLPack     | `#[derive(DlpackDataType)]` enum     | the same enum with a hand-written `match`; dlpark's `DLDataType` |
 //! | device to / from DLPack    | `#[derive(DlpackDevice)]` enum       | the same enum with a hand-written `match`; dlpark's `DLDevice`   |
-//! | export a tensor and drop it| `ManagedTensor::from_vec`            | dlpark 0.10 `Dynamic::compact` + boxed `Vec` |
+//! | export a tensor and drop it| `ManagedTensor::from_arc` (targeted), `ManagedTensor::from_vec` | dlpark 0.10 `Dynamic::compact` + the boxed `Arc<[f32]>` or `Vec` |
 //! | import, validate, slice    | `ManagedTensor::from_raw` + `view` + `as_slice` | dlpark `Managed::from_raw` + `validate` + `cpu_slice` |
 //!
-//! Beside the export comparison, the report times the floor of an export
+//! The export target is judged on a clone of shared storage, whose drop frees only what the
+//! export allocated; the export of an owned `Vec`, whose drop also frees the vector, is timed
+//! for information ([`tensor`] says why). Beside it, the report times the floor of that export
 //! ([`tensor::export_floor`]: the same single allocation with nothing checked, bare and
 //! returned through `Result<_, dlpack_core::Error>`), so that a reader can see how much of an
 //! export is the allocator's and how much its checks and error path.
@@ -29,8 +31,9 @@
 //!   a second jump table into the conversion's, on one side and not the other).
 //! - The hand-written baselines are what a careful author writes: `#[inline]`, consts for the
 //!   values, cold error paths, the derive's semantics (range-checked ids, exact matches).
-//! - Tensors hold 64 `f32` at every rank; the vector is made outside the timed region and
-//!   freed inside it, on both sides. Both importers read the same foreign tensor (dlpark's).
+//! - Tensors hold 64 `f32` at every rank. The owner (a clone of the shared storage, or the
+//!   vector) is made outside the timed region and dropped inside it, on both sides. Both
+//!   importers read the same foreign tensor (dlpark's).
 //! - `scripts/bench-report.sh` runs each bench in three rounds, the peer first on every other
 //!   round (`DLPACK_BENCH_REVERSE`, [`stream::reverse_order`]), and takes each benchmark's
 //!   least median: on a shared machine load only ever adds time.
