@@ -107,15 +107,33 @@ pub fn export_dlpark(
     data: Vec<f32>,
     shape: &[usize],
 ) -> Result<ParkTensor, dlpark::metadata::Error> {
-    let ptr = data.as_ptr().cast_mut().cast::<c_void>();
-    let mut initialized = Dynamic::compact(shape).initialize(Box::new(data))?;
+    park_export(data, shape, dlpark::DlpackFlags::empty())
+}
+
+/// dlpark's export of `owner`'s elements, the one body of [`export_dlpark`] and
+/// [`export_dlpark_shared`]: compact metadata in dlpark's managed allocation, the boxed owner
+/// as the manager context (dlpark's context must be one pointer; these owners are two), and
+/// `flags`, which are empty or `READ_ONLY`.
+#[inline(always)]
+fn park_export<O: AsRef<[f32]> + Send>(
+    owner: O,
+    shape: &[usize],
+    flags: dlpark::DlpackFlags,
+) -> Result<ParkTensor, dlpark::metadata::Error> {
+    let owner = Box::new(owner);
+    let ptr = (*owner).as_ref().as_ptr().cast_mut().cast::<c_void>();
+    let mut initialized = Dynamic::compact(shape).initialize(owner)?;
     initialized
         .set_data(ptr)
         .set_dtype(ParkDataType::F32)
         .set_device(ParkDevice::CPU);
-    // SAFETY: `ptr` points into the vector's heap buffer, which the boxed vector (the manager
-    // context) keeps alive and unmoved until the deleter runs; dlpark wrote the shape and
-    // explicit compact strides; the tensor is not read-only-flagged and nothing else aliases it.
+    // SAFETY: empty or READ_ONLY flags claim nothing about ownership or copying (dlpark's own
+    // producers set them the same way).
+    unsafe { initialized.set_flags_unchecked(flags) };
+    // SAFETY: `ptr` points to the owner's elements, inside the box (the manager context) or
+    // the heap buffer it owns, which stay alive and unmoved until the deleter runs; dlpark
+    // wrote the shape and explicit compact strides; an owner that others share (an `Arc`) is
+    // exported read-only, so no consumer writes through it while other clones read.
     Ok(unsafe { initialized.finish() })
 }
 
@@ -159,20 +177,7 @@ pub fn export_dlpark_shared(
     data: Arc<[f32]>,
     shape: &[usize],
 ) -> Result<ParkTensor, dlpark::metadata::Error> {
-    let ptr = data.as_ptr().cast_mut().cast::<c_void>();
-    let mut initialized = Dynamic::compact(shape).initialize(Box::new(data))?;
-    initialized
-        .set_data(ptr)
-        .set_dtype(ParkDataType::F32)
-        .set_device(ParkDevice::CPU);
-    // SAFETY: READ_ONLY claims nothing about ownership or copying (dlpark's own producers set
-    // it the same way); the storage is shared, so read-only is what the tensor must say.
-    unsafe { initialized.set_flags_unchecked(dlpark::DlpackFlags::READ_ONLY) };
-    // SAFETY: `ptr` points into the shared storage, which the boxed clone (the manager
-    // context) keeps alive and unmoved until the deleter runs; dlpark wrote the shape and
-    // explicit compact strides; the tensor is flagged read-only, so no consumer writes through
-    // it while other clones read.
-    Ok(unsafe { initialized.finish() })
+    park_export(data, shape, dlpark::DlpackFlags::READ_ONLY)
 }
 
 /// Imports the tensor at `raw` with dlpark, validates it, takes its `f32` slice and hands the

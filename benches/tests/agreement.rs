@@ -63,6 +63,23 @@ fn devices_agree() {
     assert_eq!(device::to_dlpark(HandDevice::Cuda(too_big)), None);
 }
 
+/// Asserts that two `f32` exports at `rank` describe the same tensor: shape, strides, dtype,
+/// device and elements.
+fn assert_same_tensor(
+    ours: &dlpack_core::ManagedTensor,
+    other: &dlpack_core::ManagedTensor,
+    rank: usize,
+) {
+    let (a, b) = (ours.view().unwrap(), other.view().unwrap());
+    assert_eq!(
+        (a.shape(), a.strides()),
+        (b.shape(), b.strides()),
+        "rank {rank}"
+    );
+    assert_eq!((a.dtype(), a.device()), (b.dtype(), b.device()));
+    assert_eq!(a.as_slice::<f32>().unwrap(), b.as_slice::<f32>().unwrap());
+}
+
 /// The export's floor writes the tensor ours writes (so the report compares like with like),
 /// and its `Result` form refuses what `from_vec` refuses, with the same error.
 #[test]
@@ -78,14 +95,7 @@ fn floor_exports_what_ours_exports() {
         // SAFETY: a live tensor handed over once; `from_raw` validates it as any import does.
         let floor =
             unsafe { ManagedTensor::from_raw(export_floor(data(), &shape).into_raw()) }.unwrap();
-        let (a, b) = (ours.view().unwrap(), floor.view().unwrap());
-        assert_eq!(
-            (a.shape(), a.strides()),
-            (b.shape(), b.strides()),
-            "rank {rank}"
-        );
-        assert_eq!((a.dtype(), a.device()), (b.dtype(), b.device()));
-        assert_eq!(a.as_slice::<f32>().unwrap(), b.as_slice::<f32>().unwrap());
+        assert_same_tensor(&ours, &floor, rank);
         assert!(export_floor_result(data(), &shape).is_ok());
         assert!(export_floor_boxed(data(), &shape).is_ok());
     }
@@ -133,14 +143,7 @@ fn exports_agree_with_dlparks() {
             // SAFETY: a live tensor handed over once; `from_raw` validates it as any import.
             let park = unsafe { ManagedTensor::from_raw(park.into_raw().cast()) }.unwrap();
             assert_eq!((ours.flags(), park.flags()), (flags, flags), "rank {rank}");
-            let (a, b) = (ours.view().unwrap(), park.view().unwrap());
-            assert_eq!(
-                (a.shape(), a.strides()),
-                (b.shape(), b.strides()),
-                "rank {rank}"
-            );
-            assert_eq!((a.dtype(), a.device()), (b.dtype(), b.device()));
-            assert_eq!(a.as_slice::<f32>().unwrap(), b.as_slice::<f32>().unwrap());
+            assert_same_tensor(&ours, &park, rank);
         }
         assert_eq!(
             Arc::strong_count(&storage),
