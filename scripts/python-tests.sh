@@ -33,8 +33,13 @@ peers=(
 
 step() { printf '\n==> %s\n' "$*"; }
 
-if [[ ! -x "$venv/bin/python" ]]; then
+# A venv is reused only when its interpreter runs and has pip: a folder left by an interrupted
+# run, or one whose base interpreter is gone, is made again.
+if "$venv/bin/python" -c 'import pip' >/dev/null 2>&1; then
+  step "reusing the venv $venv ($("$venv/bin/python" --version 2>&1))"
+else
   step "creating the venv $venv with $("$python" --version 2>&1)"
+  rm -rf "$venv"
   "$python" -m venv "$venv"
 fi
 export VIRTUAL_ENV="$venv"
@@ -42,8 +47,17 @@ export PATH="$venv/bin:$PATH"
 
 step "installing the peers: ${peers[*]}"
 python -m pip install --quiet --disable-pip-version-check "${peers[@]}"
-python -m pip list --disable-pip-version-check 2>/dev/null |
-  grep -Ei '^(numpy|paddlepaddle|apache-tvm-ffi|maturin|pytest) ' || true
+# What the later steps load, checked by importing or running it: pip's list is not proof.
+python - <<'PY'
+import importlib.metadata as md, importlib, shutil, sys
+for module, dist in [("numpy", "numpy"), ("paddle", "paddlepaddle"), ("tvm_ffi", "apache-tvm-ffi"),
+                     ("pytest", "pytest")]:
+    importlib.import_module(module)
+    print(f"  {dist:16} {md.version(dist)} (imports)")
+if shutil.which("maturin") is None:
+    sys.exit("maturin is not on the venv's PATH")
+print(f"  {'maturin':16} {md.version('maturin')} ({shutil.which('maturin')})")
+PY
 if [[ "${1:-}" == --install-only ]]; then
   exit 0
 fi
