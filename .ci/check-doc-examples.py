@@ -169,8 +169,12 @@ def main(path):
     def kind(item):
         return next(iter(item["inner"]))
 
+    counted = {}
+
     def record(item, what):
         (have if has_example(item) else missing).append(what)
+        if not what.startswith("impl "):
+            counted.setdefault(kind(item), set()).add(what)
 
     def walk(item_id, parent, in_trait=False):
         if item_id in seen or str(item_id) not in index:
@@ -196,6 +200,7 @@ def main(path):
                     walk(inner["id"], parent)
             elif has_example(item):
                 have.append(f"{parent}::{inner['name']}")
+                counted.setdefault("re-export", set()).add(f"{parent}::{inner['name']}")
             elif any("doc(inline)" in str(attr) for attr in item.get("attrs", [])):
                 found = reexport_example(crate, inner)
                 what = f"{parent}::{inner['name']} (re-export of {inner['source']}"
@@ -204,6 +209,7 @@ def main(path):
                 else:
                     what += ")"
                 (have if found else missing).append(what)
+                counted.setdefault("re-export", set()).add(f"{parent}::{inner['name']}")
             else:
                 missing.append(f"{parent}::{inner['name']} (re-export of {inner['source']})")
         elif k in ("struct", "enum", "trait", "union"):
@@ -238,6 +244,12 @@ def main(path):
 
     walk(crate.doc["root"], "")
     print(f"{len(have)} public items have a doc example, {len(missing)} do not")
+    # The size of the public API, as the issues quote it: every public path a user can name
+    # (modules, types, traits, functions, constants, macros, methods, associated items and
+    # re-exports), without trait impls, fields and variants.
+    total = sum(len(v) for v in counted.values())
+    by_kind = ", ".join(f"{k} {len(v)}" for k, v in sorted(counted.items(), key=lambda kv: -len(kv[1])))
+    print(f"public API: {total} items ({by_kind})")
     for what in missing:
         print(f"  missing: {what}")
     return 1 if missing else 0
