@@ -17,6 +17,7 @@ use crate::device::Device;
 /// `DataType("float16")` or `DataType(paddle.float16)` (anything [`DataTypeLike`] reads);
 /// `str()` gives the canonical name, `repr()` `DataType('float16')`; `==` and `hash()` compare
 /// the DLPack value; `code`, `bits` and `lanes` are read-only attributes.
+/// In Rust, `PyDataType::from(data_type)` and `DataType::from(object)` convert both ways.
 ///
 /// ```
 /// use dlpack_core::DataType;
@@ -37,26 +38,13 @@ use crate::device::Device;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PyDataType(DataType);
 
-impl PyDataType {
-    /// The DLPack value.
-    ///
-    /// ```
-    /// use dlpack_core::{DataType, python::PyDataType};
-    ///
-    /// assert_eq!(PyDataType::from(DataType::F16.with_lanes(4)).get().lanes, 4);
-    /// ```
-    pub fn get(&self) -> DataType {
-        self.0
-    }
-}
-
 /// Any [`DataType`] as a Python object.
 ///
 /// ```
 /// use dlpack_core::{DataType, python::PyDataType};
 ///
 /// let object = PyDataType::from(DataType::C64);
-/// assert_eq!(object.get(), DataType::C64);
+/// assert_eq!(DataType::from(object), DataType::C64);
 /// ```
 impl From<DataType> for PyDataType {
     fn from(value: DataType) -> Self {
@@ -137,6 +125,7 @@ impl PyDataType {
 /// `repr()` `Device('cuda:0')`; `==` and `hash()` compare the DLPack value (after
 /// canonicalisation, as [`Device`]'s `==` does); `device_type` and `device_id` are read-only
 /// attributes.
+/// In Rust, `PyDevice::from(device)` and `Device::from(object)` convert both ways.
 ///
 /// ```
 /// use dlpack_core::Device;
@@ -157,25 +146,13 @@ impl PyDataType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PyDevice(Device);
 
-impl PyDevice {
-    /// The DLPack value.
-    ///
-    /// ```
-    /// use dlpack_core::{Device, python::PyDevice};
-    ///
-    /// assert_eq!(PyDevice::from(Device::rocm(1)).get().device_id, 1);
-    /// ```
-    pub fn get(&self) -> Device {
-        self.0
-    }
-}
-
 /// Any [`Device`] as a Python object.
 ///
 /// ```
 /// use dlpack_core::{Device, python::PyDevice};
 ///
-/// assert_eq!(PyDevice::from(Device::CUDA_HOST).get(), Device::CUDA_HOST);
+/// let object = PyDevice::from(Device::CUDA_HOST);
+/// assert_eq!(Device::from(object), Device::CUDA_HOST);
 /// ```
 impl From<Device> for PyDevice {
     fn from(value: Device) -> Self {
@@ -435,7 +412,7 @@ impl<'a, 'py, T: DlpackDevice> FromPyObject<'a, 'py> for DeviceLike<T> {
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let half = DataTypeLike(Kind::Half).into_pyobject(py)?;
-///     assert_eq!(half.get().get(), DataType::F16);
+///     assert_eq!(DataType::from(*half.get()), DataType::F16);
 ///     assert_eq!(half.str()?.to_str()?, "float16");
 ///     let err = DataTypeLike(Kind::Packed).into_pyobject(py).unwrap_err();
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
