@@ -28,14 +28,44 @@ pub(crate) fn derive(input: &DeriveInput, which: Which) -> TokenStream {
         Which::DataType => check::data_type::check(&cx, &ast).map(|m| data_type::expand(&ast, &m)),
         Which::Device => check::device::check(&cx, &ast).map(|m| device::expand(&ast, &m)),
     };
+    // Emitted beside the fallback too, so that a failed derive adds no `from_dlpack` errors.
+    let kinds = kinds(&ast, which);
     match (cx.finish(), expanded) {
-        (Ok(()), Some(tokens)) => tokens,
+        (Ok(()), Some(tokens)) => quote!(#tokens #kinds),
         (result, _) => {
             let errors = result.err().map(|e| e.to_compile_error());
             let fallback = fallback::expand(&ast, which);
-            quote!(#fallback #errors)
+            quote!(#fallback #kinds #errors)
         }
     }
+}
+
+/// The tags that tell `from_dlpack` which protocol the type speaks, as a source and as a
+/// target (see `dlpack-core`'s `convert/kind.rs`: a blanket impl cannot tell a data type from
+/// a device, so each derived type states its own).
+fn kinds(input: &Input, which: Which) -> TokenStream {
+    let krate = check::krate(input);
+    let Impl {
+        ident,
+        impl_generics,
+        ty_generics,
+        where_clause,
+    } = Impl::new(input, Vec::new());
+    let kind = match which {
+        Which::DataType => quote!(DataTypeKind),
+        Which::Device => quote!(DeviceKind),
+    };
+    wrap(quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::SourceKind for #ident #ty_generics #where_clause {
+            type Kind = #krate::__private::#kind;
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::TargetKind for #ident #ty_generics #where_clause {
+            type Kind = #krate::__private::#kind;
+        }
+    })
 }
 
 /// The pieces every generated impl shares.
