@@ -76,6 +76,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
+mod convertible;
 #[cfg(feature = "cuda")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cuda")))]
 pub mod cuda;
@@ -96,10 +97,9 @@ pub mod tensor;
 pub use convert::{
     DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
 };
-pub use data_type::DataType;
-pub use device::Device;
 pub use element::Element;
 pub use error::Error;
+pub use ffi::value::{DataType, Device};
 pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 
 /// Why a name or a value was refused: the reasons carried by [`Error`]'s parse and validation
