@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use crate::tables::{Bits, CODES, CodeInfo, NAMED_DATA_TYPES, code_by_name, code_info};
+use crate::tables::{Bits, CODES, CodeInfo, NAMED_DATA_TYPES, code_info};
 use crate::{parse_decimal, suggest::suggest_data_type};
 
 /// A data type as its three ABI integers: what [`parse_data_type`] reads from a name.
@@ -234,8 +234,15 @@ const PREFIX_ALIASES: &[(&str, &str)] = &[
     ("fp4_", "float4_"),
 ];
 
+/// The code whose name stem is `stem` (`"float"`, `"bool"`, `"float8_e4m3fn"`), aliases
+/// included (`"f"`, `"fp8_e4m3fn"`).
+pub fn code_by_name(stem: &str) -> Option<&'static CodeInfo> {
+    let stem = resolve_stem_alias(stem);
+    CODES.iter().find(|info| info.name == stem)
+}
+
 /// The canonical stem of an alias (`f` → `float`, `fp8_e4m3fn` → `float8_e4m3fn`), or `stem`.
-pub(crate) fn resolve_stem_alias(stem: &str) -> &str {
+fn resolve_stem_alias(stem: &str) -> &str {
     for (alias, canonical) in STEM_ALIASES {
         if stem == *alias {
             return canonical;

@@ -49,7 +49,7 @@ mod suggest;
 mod tables;
 
 pub use data_type::{
-    DataTypeName, DataTypeNameError, DataTypeParts, InvalidDataType, check_data_type,
+    DataTypeName, DataTypeNameError, DataTypeParts, InvalidDataType, check_data_type, code_by_name,
     data_type_name, parse_data_type, write_data_type,
 };
 pub use device::{
@@ -58,8 +58,8 @@ pub use device::{
 };
 pub use suggest::{suggest, suggest_data_type, suggest_device};
 pub use tables::{
-    Bits, CODES, CodeInfo, DEVICES, DeviceInfo, NAMED_DATA_TYPES, NamedDataType, code_by_name,
-    code_info, device_by_name, device_info,
+    Bits, CODES, CodeInfo, DEVICES, DeviceInfo, NAMED_DATA_TYPES, NamedDataType, code_info,
+    device_by_name, device_info,
 };
 
 /// A decimal number of at most 19 digits (so it fits a `u64`), with no sign or spaces.

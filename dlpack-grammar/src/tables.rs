@@ -293,13 +293,6 @@ pub const fn code_info(code: u8) -> Option<&'static CodeInfo> {
     }
 }
 
-/// The code whose name stem is `stem` (`"float"`, `"bool"`, `"float8_e4m3fn"`), aliases
-/// included (`"f"`, `"fp8_e4m3fn"`).
-pub fn code_by_name(stem: &str) -> Option<&'static CodeInfo> {
-    let stem = crate::data_type::resolve_stem_alias(stem);
-    CODES.iter().find(|info| info.name == stem)
-}
-
 /// One `DLDeviceType`: its value and names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeviceInfo {

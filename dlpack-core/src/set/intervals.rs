@@ -173,6 +173,9 @@ mod tests {
         assert!(set.covers(iv(2, 7, 7)));
         assert!(!set.covers(iv(2, 0, 21))); // 21 is in class 3, not 2
         assert!(!set.covers(iv(4, 0, 0)));
+        // Adjacent intervals join; a gap of one id does not.
+        assert!(list(&[iv(2, 0, 3), iv(2, 4, 9)]).covers(iv(2, 0, 9)));
+        assert!(!list(&[iv(2, 0, 3), iv(2, 5, 9)]).covers(iv(2, 0, 9)));
         assert!(list(&[iv(1, 0, i32::MAX)]).covers(iv(1, 0, i32::MAX)));
         assert!(list(&[iv(1, 0, 3), iv(1, 4, i32::MAX)]).covers(iv(1, 2, i32::MAX)));
     }
