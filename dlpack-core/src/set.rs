@@ -591,8 +591,8 @@ mod tests {
     #[test]
     #[should_panic(expected = "a DataTypeSet holds at most 128 data types")]
     fn data_type_capacity() {
-        (0..=128).fold(DataTypeSet::EMPTY, |set, bits| {
-            set.with(DataType::I8.with_lanes(bits + 1))
+        (1..=129).fold(DataTypeSet::EMPTY, |set, lanes| {
+            set.with(DataType::I8.with_lanes(lanes))
         });
     }
 }
