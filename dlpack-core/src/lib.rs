@@ -94,10 +94,9 @@ pub mod sys;
 pub mod tensor;
 
 pub use convert::{DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, same_device};
-pub use data_type::DataType;
-pub use device::Device;
 pub use element::Element;
 pub use error::Error;
+pub use ffi::value::{DataType, Device};
 pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 
 /// Why a name or a value was refused: the reasons carried by [`Error`]'s parse and validation

@@ -149,13 +149,13 @@ fn name(cx: &Ctxt, which: Which, out: &mut Attrs, lit: &LitStr) {
     let text = lit.value();
     match which {
         Which::DataType => match dlpack_grammar::parse_data_type(&text) {
-            Ok(value) => {
+            Ok(parts) => {
                 if out.name.is_some() {
                     cx.error(lit.span(), "a second data type name; give one per item");
                 } else {
                     out.name = Some(Val {
                         span: lit.span(),
-                        value,
+                        value: (parts.code, parts.bits, parts.lanes),
                     });
                 }
             }
@@ -165,7 +165,10 @@ fn name(cx: &Ctxt, which: Which, out: &mut Attrs, lit: &LitStr) {
             ),
         },
         Which::Device => match dlpack_grammar::parse_device(&text) {
-            Ok((device_type, id)) => {
+            Ok(dlpack_grammar::DeviceParts {
+                device_type,
+                device_id: id,
+            }) => {
                 let info = dlpack_grammar::device_info(device_type).expect("parsed device");
                 let fix = if info.host_side || (!info.indexed && id == 0) {
                     format!("#[dlpack({})]", info.name)
