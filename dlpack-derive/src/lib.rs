@@ -51,6 +51,8 @@ mod check;
 mod ctxt;
 mod expand;
 mod fallback;
+#[cfg(test)]
+mod golden;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};

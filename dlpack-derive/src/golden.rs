@@ -1,0 +1,161 @@
+//! Golden expansion tests: the code both derives generate for representative inputs,
+//! pretty-printed and compared with `golden/<name>.txt`.
+//!
+//! They pin the shapes the benchmarks justify (`benches/src/lib.rs`, "The generated code"):
+//! one `match` whose arms are constants for a unit variant's export, one `match` on an integer
+//! key for an import, cold error paths behind `__private`. A change to the expansion shows here
+//! as a diff to read; accept it with `UPDATE_EXPECT=1 cargo test -p dlpack-derive golden`, and
+//! rerun the conversion benchmarks if the hot path moved.
+
+use expect_test::{ExpectFile, expect_file};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::attr::Which;
+
+fn check(which: Which, input: TokenStream, expected: ExpectFile) {
+    let source: syn::File = syn::parse2(input.clone()).expect("the input is an item");
+    let derive_input: syn::DeriveInput = syn::parse2(input).expect("the input is a derive input");
+    let output = crate::expand::derive(&derive_input, which);
+    let expanded: syn::File = syn::parse2(output).expect("the expansion parses as items");
+    let text = format!(
+        "// Input:\n{}\n// Expansion:\n{}",
+        prettyplease::unparse(&source)
+            .lines()
+            .map(|l| format!("// {l}\n"))
+            .collect::<String>(),
+        prettyplease::unparse(&expanded)
+    );
+    expected.assert_eq(&text);
+}
+
+#[test]
+fn data_type_unit_variants() {
+    check(
+        Which::DataType,
+        quote! {
+            enum DType {
+                #[dlpack("float32")] F32,
+                #[dlpack(code = bfloat, bits = 16)] BF16,
+                #[dlpack("float32", export_only)] Flex32,
+                #[dlpack(skip)] QInt8,
+            }
+        },
+        expect_file!["../golden/data_type_unit_variants.txt"],
+    );
+}
+
+#[test]
+fn data_type_element_and_generic() {
+    check(
+        Which::DataType,
+        quote! {
+            enum Dtype<E: Element> {
+                #[dlpack(element = f32)] F32,
+                #[dlpack(element = u8)] U8,
+                #[dlpack(element = E, export_only)] Native(PhantomData<E>),
+            }
+        },
+        expect_file!["../golden/data_type_element_and_generic.txt"],
+    );
+}
+
+#[test]
+fn data_type_delegates() {
+    check(
+        Which::DataType,
+        quote! {
+            enum DType {
+                #[dlpack("uint8")] U8,
+                Bool(#[dlpack(delegate)] BoolStore),
+                Other(#[dlpack(delegate)] DataType),
+            }
+        },
+        expect_file!["../golden/data_type_delegates.txt"],
+    );
+}
+
+#[test]
+fn data_type_raw_struct() {
+    check(
+        Which::DataType,
+        quote! {
+            struct RawDType {
+                #[dlpack(code)] code: u8,
+                #[dlpack(bits)] bits: u8,
+                #[dlpack(lanes)] lanes: u16,
+            }
+        },
+        expect_file!["../golden/data_type_raw_struct.txt"],
+    );
+}
+
+#[test]
+fn data_type_newtype_and_crate_path() {
+    check(
+        Which::DataType,
+        quote! {
+            #[dlpack(crate = "my_framework::dlpack")]
+            struct Wrapper<T>(T);
+        },
+        expect_file!["../golden/data_type_newtype_and_crate_path.txt"],
+    );
+}
+
+#[test]
+fn device_unit_and_id_fields() {
+    check(
+        Which::Device,
+        quote! {
+            enum Place {
+                #[dlpack(cpu)] Cpu,
+                #[dlpack(cuda)] Cuda(usize),
+                #[dlpack(rocm)] Rocm { #[dlpack(id)] ordinal: u8 },
+                #[dlpack(metal, id = 0)] Mps,
+                #[dlpack(cuda_host)] Pinned,
+                #[cfg(feature = "webgpu")] #[dlpack(webgpu)] Wgpu,
+            }
+        },
+        expect_file!["../golden/device_unit_and_id_fields.txt"],
+    );
+}
+
+#[test]
+fn device_struct() {
+    check(
+        Which::Device,
+        quote! {
+            #[dlpack(cuda)]
+            pub struct CudaDevice { #[dlpack(id)] pub index: u16 }
+        },
+        expect_file!["../golden/device_struct.txt"],
+    );
+}
+
+#[test]
+fn device_delegates_and_skip() {
+    check(
+        Which::Device,
+        quote! {
+            enum Dispatch {
+                Cuda(#[dlpack(delegate)] CudaDevice),
+                #[dlpack(export_only)] LibTorch(#[dlpack(delegate)] LibTorchDevice),
+                #[dlpack(skip)] Remote(String),
+            }
+        },
+        expect_file!["../golden/device_delegates_and_skip.txt"],
+    );
+}
+
+#[test]
+fn fallback_on_error() {
+    check(
+        Which::Device,
+        quote! {
+            enum Place {
+                #[dlpack(cdua)] Cuda(usize),
+            }
+        },
+        expect_file!["../golden/fallback_on_error.txt"],
+    );
+}
