@@ -32,6 +32,9 @@
 //! [`dlpack-derive`]: https://docs.rs/dlpack-derive
 #![no_std]
 
+mod aliases;
+pub use aliases::{ForeignName, foreign_data_type, foreign_device};
+
 use core::fmt;
 
 /// `DLDataTypeCode` values: every code of DLPack 1.3 and the ones added upstream after it.
