@@ -18,8 +18,10 @@ use crate::set::{DataTypeSet, DeviceRange, DeviceSet};
 
 pub use crate::convert::kind::{DataTypeKind, DeviceKind};
 
+mod handles;
 mod message;
 
+pub use handles::{device_with, device_with_produces, device_with_type, import_with};
 pub use message::{Report, assert_convertible, report};
 
 /// A data type as one integer, `code | bits << 8 | lanes << 16`, so that a derived

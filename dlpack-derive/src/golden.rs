@@ -11,12 +11,12 @@ use expect_test::{ExpectFile, expect_file};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::attr::Which;
+use crate::kind::Kind;
 
-fn check(which: Which, input: TokenStream, expected: ExpectFile) {
+fn check(kind: Kind, input: TokenStream, expected: ExpectFile) {
     let source: syn::File = syn::parse2(input.clone()).expect("the input is an item");
     let derive_input: syn::DeriveInput = syn::parse2(input).expect("the input is a derive input");
-    let output = crate::expand::derive(&derive_input, which);
+    let output = crate::expand::derive(&derive_input, kind);
     let expanded: syn::File = syn::parse2(output).expect("the expansion parses as items");
     let text = format!(
         "// Input:\n{}\n// Expansion:\n{}",
@@ -32,7 +32,7 @@ fn check(which: Which, input: TokenStream, expected: ExpectFile) {
 #[test]
 fn data_type_unit_variants() {
     check(
-        Which::DataType,
+        Kind::DataType,
         quote! {
             enum DType {
                 #[dlpack("float32")] F32,
@@ -48,7 +48,7 @@ fn data_type_unit_variants() {
 #[test]
 fn data_type_element_and_generic() {
     check(
-        Which::DataType,
+        Kind::DataType,
         quote! {
             enum Dtype<E: Element> {
                 #[dlpack(element = f32)] F32,
@@ -63,7 +63,7 @@ fn data_type_element_and_generic() {
 #[test]
 fn data_type_delegates() {
     check(
-        Which::DataType,
+        Kind::DataType,
         quote! {
             enum DType {
                 #[dlpack("uint8")] U8,
@@ -78,7 +78,7 @@ fn data_type_delegates() {
 #[test]
 fn data_type_raw_struct() {
     check(
-        Which::DataType,
+        Kind::DataType,
         quote! {
             struct RawDType {
                 #[dlpack(code)] code: u8,
@@ -93,7 +93,7 @@ fn data_type_raw_struct() {
 #[test]
 fn data_type_newtype_and_crate_path() {
     check(
-        Which::DataType,
+        Kind::DataType,
         quote! {
             #[dlpack(crate = "my_framework::dlpack")]
             struct Wrapper<T>(T);
@@ -105,7 +105,7 @@ fn data_type_newtype_and_crate_path() {
 #[test]
 fn device_unit_and_id_fields() {
     check(
-        Which::Device,
+        Kind::Device,
         quote! {
             enum Place {
                 #[dlpack(cpu)] Cpu,
@@ -123,7 +123,7 @@ fn device_unit_and_id_fields() {
 #[test]
 fn device_struct() {
     check(
-        Which::Device,
+        Kind::Device,
         quote! {
             #[dlpack(cuda)]
             pub struct CudaDevice { #[dlpack(id)] pub index: u16 }
@@ -135,7 +135,7 @@ fn device_struct() {
 #[test]
 fn device_delegates_and_skip() {
     check(
-        Which::Device,
+        Kind::Device,
         quote! {
             enum Dispatch {
                 Cuda(#[dlpack(delegate)] CudaDevice),
@@ -150,7 +150,7 @@ fn device_delegates_and_skip() {
 #[test]
 fn fallback_on_error() {
     check(
-        Which::Device,
+        Kind::Device,
         quote! {
             enum Place {
                 #[dlpack(cdua)] Cuda(usize),

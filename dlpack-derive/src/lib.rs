@@ -53,6 +53,9 @@ mod expand;
 mod fallback;
 #[cfg(test)]
 mod golden;
+mod kind;
+mod names;
+mod symbol;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -61,12 +64,12 @@ use syn::{DeriveInput, parse_macro_input};
 #[proc_macro_derive(DlpackDataType, attributes(dlpack))]
 pub fn derive_data_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input, attr::Which::DataType).into()
+    expand::derive(&input, kind::Kind::DataType).into()
 }
 
 #[doc = include_str!("../docs/device.md")]
 #[proc_macro_derive(DlpackDevice, attributes(dlpack))]
 pub fn derive_device(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input, attr::Which::Device).into()
+    expand::derive(&input, kind::Kind::Device).into()
 }
