@@ -161,7 +161,7 @@ const DATA_TYPES: &[(&str, ForeignName)] = &[
         noted(
             &["float8_e4m3fn", "float8_e5m2"],
             "a family of formats",
-            "FP8 is two formats: `float8_e4m3fn` (more precision, for weights and activations) and `float8_e5m2` (more range, for gradients)",
+            "`float8_e4m3fn` has more precision (for weights and activations), `float8_e5m2` more range (for gradients)",
         ),
     ),
     ("e2m1", name(E2M1, "OCP MX's FP4 E2M1")),

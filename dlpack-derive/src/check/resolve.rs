@@ -66,7 +66,8 @@ pub(super) fn item<'a>(
                 // A newtype: `struct MyDevice(Device)` delegates to its field.
                 let field = &v.fields[0];
                 let inner = field.pointee().unwrap_or(field.ty);
-                (Export::Delegate { field, inner }, None, field.ty_span())
+                let span = syn::spanned::Spanned::span(inner);
+                (Export::Delegate { field, inner }, None, span)
             }
             Outcome::Absent => {
                 missing(cx, kind, attrs, v, is_struct, &what, cx.count() == before);
@@ -94,7 +95,7 @@ pub(super) fn item<'a>(
 /// Where a delegate's or a `device_with` function's mapping was written.
 fn span_of(export: &Export, v: &Variant) -> Span {
     match export {
-        Export::Delegate { field, .. } => field.ty_span(),
+        Export::Delegate { inner, .. } => syn::spanned::Spanned::span(inner),
         Export::DeviceWith { path, .. } => syn::spanned::Spanned::span(path),
         _ => v.span,
     }

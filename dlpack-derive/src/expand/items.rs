@@ -211,7 +211,9 @@ impl Gen<'_> {
                     Some(_) => quote!(&**#inner),
                     None => quote!(#inner),
                 };
-                let call = quote_spanned!(field.ty_span()=> <#ty as #trait_>::#export(#arg));
+                // Spanned on the delegated type, as its sets are: a type that is not a
+                // `DlpackDevice` is then one error, not one per use.
+                let call = quote_spanned!(ty.span()=> <#ty as #trait_>::#export(#arg));
                 (bound(field), quote!(#call?))
             }
             Export::DeviceWith {
