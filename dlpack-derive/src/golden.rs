@@ -159,3 +159,93 @@ fn fallback_on_error() {
         expect_file!["../golden/fallback_on_error.txt"],
     );
 }
+
+#[test]
+fn data_type_import_policies() {
+    check(
+        Kind::DataType,
+        quote! {
+            enum DType {
+                #[dlpack("int8")] I8,
+                #[dlpack("int8", export_only)] QInt8(QuantParams),
+                #[dlpack("uint8", import_with = DType::identity)] QUInt8(QuantParams),
+                #[dlpack("int32", default)] QInt32(QuantParams, PhantomData<u8>),
+            }
+        },
+        expect_file!["../golden/data_type_import_policies.txt"],
+    );
+}
+
+#[test]
+fn data_type_raw_struct_with_default() {
+    check(
+        Kind::DataType,
+        quote! {
+            #[dlpack(default)]
+            struct Scalar {
+                #[dlpack(code)] code: u8,
+                #[dlpack(bits)] bits: u8,
+                note: Option<String>,
+            }
+        },
+        expect_file!["../golden/data_type_raw_struct_with_default.txt"],
+    );
+}
+
+#[test]
+fn device_handles() {
+    check(
+        Kind::Device,
+        quote! {
+            enum Place {
+                #[dlpack(cpu)] Cpu,
+                #[dlpack(cuda, device_with = CudaDevice::location, import_with = Place::open_cuda)]
+                Cuda(CudaDevice),
+                #[dlpack(device_with = MetalDevice::location, import_with = Place::open_metal)]
+                Metal(MetalDevice),
+                #[dlpack(rocm, id_with = ordinal, export_only)]
+                Rocm(RocmContext),
+            }
+        },
+        expect_file!["../golden/device_handles.txt"],
+    );
+}
+
+#[test]
+fn device_handle_struct() {
+    check(
+        Kind::Device,
+        quote! {
+            #[dlpack(device_with = Self::location, import_with = Self::open)]
+            struct Queue { context: Context }
+        },
+        expect_file!["../golden/device_handle_struct.txt"],
+    );
+}
+
+#[test]
+fn device_struct_with_default() {
+    check(
+        Kind::Device,
+        quote! {
+            #[dlpack(cuda, default)]
+            struct Stream { #[dlpack(id)] device: u16, priority: i32 }
+        },
+        expect_file!["../golden/device_struct_with_default.txt"],
+    );
+}
+
+#[test]
+fn device_pointer_delegates() {
+    check(
+        Kind::Device,
+        quote! {
+            enum Place {
+                Cuda(#[dlpack(delegate)] Arc<CudaContext>),
+                #[dlpack(default)]
+                Labelled(#[dlpack(delegate)] Box<Vulkan>, String),
+            }
+        },
+        expect_file!["../golden/device_pointer_delegates.txt"],
+    );
+}
