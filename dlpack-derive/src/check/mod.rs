@@ -8,13 +8,15 @@
 //! here; `expand` emits them as `const` assertions.
 //!
 //! - [`placement`]: every option is written where it has a meaning.
-//! - [`resolve`]: the one resolver: `skip`, `delegate`, `device_with`, the newtype rule, and
-//!   the import policy (`export_only`, `default`, `import_with`) of every item.
+//! - [`resolve`]: the one resolver: `skip`, `delegate`, `device_with` and the newtype rule.
+//! - [`policy`]: how every item comes back (`export_only`, `default`, `import_with`), checked
+//!   against the fields import cannot set.
 //! - [`target`]: what differs by kind: the data type or device an item names directly.
 //! - [`duplicates`]: two items importing one value.
 
 mod duplicates;
 mod placement;
+mod policy;
 mod resolve;
 mod target;
 

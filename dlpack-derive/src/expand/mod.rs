@@ -1,7 +1,8 @@
 //! Token generation, after `check` has resolved every mapping.
 //!
-//! - [`items`]: each item's part of every generated function, by where its value comes from
-//!   (and [`value`], the few tokens that differ by kind: constants, set entries, match keys).
+//! - [`items`] and [`import`]: each item's part of every generated function, by where its
+//!   value comes from and how it comes back (and [`value`], the few tokens that differ by kind:
+//!   constants, set entries, match keys).
 //! - [`builder`]: the impls around those parts, for a valid input and for the fallback.
 //! - [`assertions`]: `const` checks of what only the compiler knows.
 //!
@@ -14,6 +15,7 @@
 
 mod assertions;
 pub(crate) mod builder;
+mod import;
 mod items;
 mod value;
 
