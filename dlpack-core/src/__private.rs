@@ -16,7 +16,8 @@ use crate::error::Error;
 use crate::ffi::{DLDataTypeCode, DLDeviceType};
 use crate::set::{DataTypeSet, DeviceRange, DeviceSet};
 
-pub use crate::convert::kind::{DataTypeKind, DeviceKind};
+pub use crate::convert::Source;
+pub use crate::convert::kind::{Convert, DataTypeKind, DeviceKind, SourceKind, TargetKind};
 
 mod handles;
 mod message;

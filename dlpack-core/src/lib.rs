@@ -46,7 +46,7 @@
 //!     #[dlpack(cuda)] Cuda(usize),
 //! }
 //!
-//! assert_eq!(from_dlpack::<DType, _, _>(&DataType::BF16)?, DType::BF16);
+//! assert_eq!(from_dlpack::<DType>(&DataType::BF16)?, DType::BF16);
 //! assert_eq!(Place::Cuda(0).dlpack_device()?, Device::cuda(0));
 //! assert_convertible!(Place => Device); // every Place is a DLPack device, proven at compile time
 //! # Ok::<(), dlpack_core::Error>(())
@@ -93,9 +93,7 @@ pub mod set;
 pub mod sys;
 pub mod tensor;
 
-pub use convert::{
-    DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
-};
+pub use convert::{DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, same_device};
 pub use data_type::DataType;
 pub use device::Device;
 pub use element::Element;

@@ -215,14 +215,14 @@ fn dfdx_elements() {
 #[test]
 fn conversions_between_frameworks() {
     // candle's dtypes all exist in tch? No: candle's uint32 and fp6/fp4 do not.
-    let err = from_dlpack::<tch::Kind, _, _>(&candle::DType::U32).unwrap_err();
+    let err = from_dlpack::<tch::Kind>(&candle::DType::U32).unwrap_err();
     assert!(matches!(err, Error::UnsupportedDataType { .. }), "{err}");
     assert_eq!(
-        from_dlpack::<burn::DType, _, _>(&tch::Kind::BFloat16).unwrap(),
+        from_dlpack::<burn::DType>(&tch::Kind::BFloat16).unwrap(),
         burn::DType::BF16
     );
     assert_eq!(
-        from_dlpack::<tch::Kind, _, _>(&burn::DType::Flex32).unwrap(),
+        from_dlpack::<tch::Kind>(&burn::DType::Flex32).unwrap(),
         tch::Kind::Float
     );
 }
@@ -378,7 +378,7 @@ fn same_device_across_frameworks() {
     assert!(!same_device(&registry, &registry));
     // Cross-framework conversion of devices.
     assert_eq!(
-        from_dlpack::<burn::LibTorchDevice, _, _>(&candle_gpu).unwrap(),
+        from_dlpack::<burn::LibTorchDevice>(&candle_gpu).unwrap(),
         burn::LibTorchDevice::Cuda(1)
     );
     assert!(dlpack_core::can_access(&tch_gpu, &Device::CUDA_HOST));

@@ -1,211 +1,23 @@
-//! The stream rule of `__dlpack__` for CUDA tensors (features `pyo3` and `cuda`): a producer
-//! makes its pending work visible on the stream the consumer names, and a consumer names the
-//! stream it will use the tensor on. See the module documentation of [`python`](super),
-//! section "CUDA tensors and streams".
+//! The stream rule of `__dlpack__` for CUDA tensors (features `pyo3` and `cuda`), consumer
+//! side: a consumer names the stream it will use the tensor on. (The producer side, which
+//! makes its pending work visible on that stream, is `DlpackRequest::cuda_capsule`, with the
+//! rest of `DlpackRequest` in `request.rs`.) See the module documentation of
+//! [`python`](super), section "CUDA tensors and streams".
 
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyBufferError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use super::protocol::read_tensor_device;
-use super::request::{DlpackRequest, Export};
-use super::tensor::{buffer_error, settle, take_tensor};
+use super::import::{settle, take_tensor};
+use super::read::read_tensor_device;
 use crate::ManagedTensor;
 use crate::cuda::cudarc::driver::CudaStream;
-use crate::cuda::{self, CopyMode, StreamArg, Synced};
+use crate::cuda::{self, CopyMode, StreamArg};
 use crate::device::Device;
 use crate::ffi::DLDeviceType;
-use crate::tensor::{Flags, TensorOwner};
-
-impl DlpackRequest {
-    /// The `stream` argument read as CUDA reads it ([`StreamArg::from_python`]): `None` and
-    /// `1` are the legacy default stream, `2` the per-thread default stream, `-1` asks for no
-    /// synchronisation, anything larger is a stream handle of the consumer's. `0` (ambiguous,
-    /// the standard disallows it) and other negative values are a `ValueError`;
-    /// [`new`](Self::new) refuses them already, so only a request whose field was set by hand
-    /// can get that far.
-    ///
-    /// ```
-    /// use dlpack_core::cuda::StreamArg;
-    /// use dlpack_core::python::DlpackRequest;
-    /// use pyo3::prelude::*;
-    ///
-    /// # pyo3::Python::initialize();
-    /// Python::attach(|py| -> PyResult<()> {
-    ///     let request = |stream: i64| -> PyResult<DlpackRequest> {
-    ///         DlpackRequest::new(Some(stream.into_pyobject(py)?.as_any()), None, None, None)
-    ///     };
-    ///     assert_eq!(DlpackRequest::LEGACY.cuda_stream()?, StreamArg::LegacyDefault);
-    ///     assert_eq!(request(1)?.cuda_stream()?, StreamArg::LegacyDefault);
-    ///     assert_eq!(request(2)?.cuda_stream()?, StreamArg::PerThreadDefault);
-    ///     assert_eq!(request(-1)?.cuda_stream()?, StreamArg::NoSync);
-    ///     assert_eq!(request(0x7f00_1000)?.cuda_stream()?, StreamArg::Handle(0x7f00_1000));
-    ///     let err = request(0).unwrap_err(); // refused by `new`, for every device
-    ///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), PyErr>(())
-    /// ```
-    pub fn cuda_stream(&self) -> PyResult<StreamArg> {
-        Ok(StreamArg::from_python(self.stream.map(i128::from))?)
-    }
-
-    /// The producer side of `__dlpack__(stream=…)` for a tensor whose pending work is queued
-    /// on `producer`: records an event on `producer` and makes the consumer's stream wait for
-    /// it ([`cuda::sync_for_consumer`]); nothing for `stream=-1` or when the consumer works on
-    /// `producer` itself. The host never waits, and no other stream or device is synchronised.
-    ///
-    /// Call it before returning the capsule of a tensor you share (not of a copy you made and
-    /// waited for). [`cuda_capsule`](Self::cuda_capsule) does it for you.
-    ///
-    /// # Safety
-    ///
-    /// When [`stream`](Self::stream) is a handle (above 2), it must be a live CUDA stream on
-    /// the tensor's device. The array API standard puts that duty on the consumer that passes
-    /// it, and every producer (PyTorch, CuPy) trusts it, as the driver must: a stream handle
-    /// cannot be checked before it is used. A request made by [`new`](Self::new) from the
-    /// arguments of `__dlpack__` carries that promise of its caller.
-    ///
-    /// ```
-    /// use dlpack_core::cuda::{self, Synced};
-    /// use dlpack_core::python::DlpackRequest;
-    /// use dlpack_core::Device;
-    /// use pyo3::prelude::*;
-    ///
-    /// let Ok(context) = cuda::context(Device::cuda(0)) else {
-    ///     return Ok(()); // no CUDA device here
-    /// };
-    /// let producer = context.new_stream().map_err(dlpack_core::Error::from)?;
-    /// # pyo3::Python::initialize();
-    /// Python::attach(|py| -> PyResult<()> {
-    ///     let legacy = 1_i64.into_pyobject(py)?;
-    ///     let request = DlpackRequest::new(Some(legacy.as_any()), None, None, None)?;
-    ///     // SAFETY: 1 is the legacy default stream, which is always there.
-    ///     assert_eq!(unsafe { request.sync_for_consumer(&producer) }?, Synced::Waited);
-    ///     let mut none = request;
-    ///     none.stream = Some(-1);
-    ///     // SAFETY: -1 names no stream.
-    ///     assert_eq!(unsafe { none.sync_for_consumer(&producer) }?, Synced::NotRequested);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), PyErr>(())
-    /// ```
-    pub unsafe fn sync_for_consumer(&self, producer: &CudaStream) -> PyResult<Synced> {
-        let consumer = self.cuda_stream()?;
-        // SAFETY: a handle in `consumer` is a live stream on the tensor's device (our contract).
-        Ok(unsafe { cuda::sync_for_consumer(producer, consumer) }?)
-    }
-
-    /// `__dlpack__` for a tensor in CUDA memory (`cuda:n` or `cuda_managed`) whose pending
-    /// work is queued on `producer`: decides with [`plan`](Self::plan) whether to share or
-    /// copy, makes the work visible on the consumer's stream, and returns the capsule the
-    /// consumer asked for (as [`capsule`](Self::capsule) does for host tensors).
-    ///
-    /// - Shared: the consumer's stream is made to wait for `producer`
-    ///   ([`sync_for_consumer`](Self::sync_for_consumer)) before the capsule is returned.
-    /// - `dl_device=(1, 0)` (the CPU), or a copy asked for (`copy=True`, or read-only data for
-    ///   a legacy consumer): the tensor is copied on `producer` ([`cuda::to_device`]) and the
-    ///   copy, complete when it is returned, is exported flagged `IS_COPIED`. The interpreter
-    ///   is released while the copy runs. Copies go to the CPU or to the tensor's own
-    ///   `cuda:n`; any other `dl_device` is a `BufferError`.
-    ///
-    /// Errors: a `ValueError` for a bad `stream` (see [`cuda_stream`](Self::cuda_stream)),
-    /// a `BufferError` for an owner outside CUDA memory (export it with
-    /// [`capsule`](Self::capsule)) and for what [`plan`](Self::plan) refuses, a
-    /// `RuntimeError` for a failing driver.
-    ///
-    /// # Safety
-    ///
-    /// As for [`sync_for_consumer`](Self::sync_for_consumer): a stream handle in the request
-    /// is a live CUDA stream on the tensor's device.
-    ///
-    /// ```
-    /// use dlpack_core::cuda::{self, CudaBuffer};
-    /// use dlpack_core::python::{DlpackRequest, capsule_tensor};
-    /// use dlpack_core::tensor::Flags;
-    /// use dlpack_core::Device;
-    /// use pyo3::prelude::*;
-    /// use pyo3::types::PyDict;
-    ///
-    /// let Ok(context) = cuda::context(Device::cuda(0)) else {
-    ///     return Ok(()); // no CUDA device here
-    /// };
-    /// let stream = context.new_stream().map_err(dlpack_core::Error::from)?;
-    /// # pyo3::Python::initialize();
-    /// Python::attach(|py| -> PyResult<()> {
-    ///     // `__dlpack__(stream=1, max_version=(1, 3))`, as PyTorch calls it.
-    ///     let (legacy, version) = (1_i64.into_pyobject(py)?, (1, 3).into_pyobject(py)?);
-    ///     let request = DlpackRequest::new(Some(legacy.as_any()), Some(version.as_any()), None, None)?;
-    ///     let buffer = CudaBuffer::from_host(&stream, &[1.0_f32, 2.0, 3.0], &[3])?;
-    ///     // SAFETY: 1 is the legacy default stream, which is always there.
-    ///     let capsule = unsafe { request.cuda_capsule(py, buffer, &stream) }?;
-    ///     assert_eq!(capsule_tensor(&capsule)?.device(), Device::cuda(0));
-    ///
-    ///     // `dl_device=(1, 0)`: a host copy, made on `stream` and complete.
-    ///     let cpu = (1, 0).into_pyobject(py)?;
-    ///     let request = DlpackRequest::new(None, Some(version.as_any()), Some(cpu.as_any()), None)?;
-    ///     let buffer = CudaBuffer::from_host(&stream, &[1.0_f32, 2.0, 3.0], &[3])?;
-    ///     // SAFETY: no stream was named.
-    ///     let capsule = unsafe { request.cuda_capsule(py, buffer, &stream) }?;
-    ///     let host = capsule_tensor(&capsule)?;
-    ///     assert_eq!(host.view()?.as_slice::<f32>()?, [1.0, 2.0, 3.0]);
-    ///     assert!(host.flags().contains(Flags::IS_COPIED));
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), PyErr>(())
-    /// ```
-    pub unsafe fn cuda_capsule<'py, O: TensorOwner>(
-        &self,
-        py: Python<'py>,
-        owner: O,
-        producer: &Arc<CudaStream>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let tensor = ManagedTensor::from_owner(owner).map_err(buffer_error)?;
-        let read_only = tensor.flags().contains(Flags::READ_ONLY);
-        let (export, consumer) = self.cuda_plan(tensor.device(), read_only)?;
-        let tensor = match export {
-            Export::Share => {
-                // SAFETY: a handle in `consumer` is a live stream on the tensor's device (our
-                // contract).
-                unsafe { cuda::sync_for_consumer(producer, consumer) }?;
-                tensor
-            }
-            Export::Copy(target) => {
-                // On the producer's stream, after its pending work; complete when it returns,
-                // so the consumer may use the copy on any stream.
-                let producer = Arc::clone(producer);
-                py.detach(move || {
-                    cuda::to_device(tensor, target, CopyMode::Always, Some(&producer))
-                })?
-            }
-        };
-        self.tensor_capsule(py, tensor)
-    }
-
-    /// What [`cuda_capsule`](Self::cuda_capsule) does for a tensor on `current`: share or copy
-    /// (as [`plan`](Self::plan) decides, with copies to the CPU or to `current` itself), and
-    /// the consumer's stream. Needs no driver.
-    fn cuda_plan(&self, current: Device, read_only: bool) -> PyResult<(Export, StreamArg)> {
-        if !matches!(
-            current.device_type,
-            DLDeviceType::CUDA | DLDeviceType::CUDA_MANAGED
-        ) {
-            return Err(PyBufferError::new_err(format!(
-                "cuda_capsule exports tensors in CUDA memory (cuda:n or cuda_managed), not on \
-                 {current}: export it with DlpackRequest::capsule"
-            )));
-        }
-        let consumer = self.cuda_stream()?;
-        let export = self.plan(current, read_only, |target| {
-            target == Device::CPU
-                || (target == current && current.device_type == DLDeviceType::CUDA)
-        })?;
-        Ok((export, consumer))
-    }
-}
 
 /// [`from_dlpack`](super::from_dlpack) for a consumer that works on `stream`: a tensor that
 /// will be on a `cuda:n` device is asked for with `stream=<stream's handle>`

@@ -1,6 +1,7 @@
 //! The impls both derives generate, around the bodies [`super::items`] writes: the trait impl
 //! with its two sets, `TryFrom<Value>`, `From<T> for Value` when every value has one, the
-//! inherent `const fn`s of an enum, and the `const` assertions. The fallback (an input with
+//! inherent `const fn`s of an enum, the `const` assertions, and the tags `from_dlpack`
+//! dispatches on. The fallback (an input with
 //! errors) is the same impls with bodies that never run.
 
 use proc_macro2::TokenStream;
@@ -106,6 +107,7 @@ pub(crate) fn build(input: &Input, paths: &Paths, parts: Parts) -> TokenStream {
         }
     });
 
+    let tags = tags(input, paths);
     let inherent = parts.inherent.map(|(to_body, from_body)| {
         let vis = input.vis;
         let (to_doc, from_doc) = docs(paths.kind, &param.to_string());
@@ -163,7 +165,32 @@ pub(crate) fn build(input: &Input, paths: &Paths, parts: Parts) -> TokenStream {
             #from
             #inherent
             #checks
+            #tags
         };
+    }
+}
+
+/// The tags that tell `from_dlpack` which protocol the type speaks, as a source and as a
+/// target (see `dlpack-core`'s `convert/kind.rs`: a blanket impl cannot tell a data type from
+/// a device, so each derived type states its own). The fallback emits them too, so that a
+/// failed derive adds no `from_dlpack` errors.
+fn tags(input: &Input, paths: &Paths) -> TokenStream {
+    let (krate, ident) = (&paths.krate, input.ident);
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let tag = match paths.kind {
+        Kind::DataType => quote!(DataTypeKind),
+        Kind::Device => quote!(DeviceKind),
+    };
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::SourceKind for #ident #ty_generics #where_clause {
+            type Kind = #krate::__private::#tag;
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::TargetKind for #ident #ty_generics #where_clause {
+            type Kind = #krate::__private::#tag;
+        }
     }
 }
 

@@ -10,8 +10,8 @@ use pyo3::types::PyDict;
 use super::*;
 use crate::cuda::CudaError;
 use crate::error::Error;
-use crate::python::{from_dlpack, versioned_capsule};
-use crate::tensor::TensorParts;
+use crate::python::{DlpackRequest, Export, from_dlpack, versioned_capsule};
+use crate::tensor::{TensorOwner, TensorParts};
 use crate::{DataType, cuda::try_cuda_devices};
 
 fn with_python(test: impl FnOnce(Python<'_>) -> PyResult<()>) {

@@ -4,10 +4,10 @@
 use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 
-use super::tensor::buffer_error;
 use crate::ManagedTensor;
 use crate::data_type::DataType;
 use crate::device::Device;
+use crate::python::error::buffer_error;
 use crate::tensor::{Flags, TensorOwner, TensorParts, TensorView};
 
 /// A row-major copy in host memory, 8-byte aligned.
