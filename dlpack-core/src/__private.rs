@@ -18,8 +18,10 @@ use crate::{DataType, Device};
 pub use crate::convert::Source;
 pub use crate::convert::kind::{Convert, DataTypeKind, DeviceKind, SourceKind, TargetKind};
 
+mod handles;
 mod message;
 
+pub use handles::{device_with, device_with_produces, device_with_type, import_with};
 pub use message::{Report, assert_convertible, report};
 
 /// A data type as one integer, `code | bits << 8 | lanes << 16`, so that a derived

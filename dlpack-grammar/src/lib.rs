@@ -43,10 +43,13 @@
 //! [`dlpack-derive`]: https://docs.rs/dlpack-derive
 #![no_std]
 
+mod aliases;
 mod data_type;
 mod device;
 mod suggest;
 mod tables;
+
+pub use aliases::{ForeignName, foreign_data_type, foreign_device};
 
 pub use data_type::{
     DataTypeName, DataTypeNameError, DataTypeParts, InvalidDataType, check_data_type, code_by_name,
