@@ -103,7 +103,15 @@ mod copy;
 mod device;
 mod driver;
 mod error;
+// The consumer's decisions, carried out by the Python feature's `from_dlpack`.
+#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
+pub(crate) mod exchange;
 mod export;
+#[cfg(test)]
+mod fake;
+mod plan;
+mod raw;
+pub(crate) mod scope;
 mod stream;
 mod transfer;
 mod view;
@@ -113,6 +121,11 @@ pub use device::{CudaDeviceInfo, cuda_device_info, cuda_devices, try_cuda_device
 pub use driver::context;
 pub use error::CudaError;
 pub use export::CudaBuffer;
+#[cfg(feature = "pyo3")]
+pub(crate) use export::ReleaseAfter;
+pub use scope::with_current;
 pub use stream::{StreamArg, Synced, sync_for_consumer};
-pub use transfer::to_device;
+#[cfg(feature = "pyo3")]
+pub(crate) use transfer::{copy_queued, copy_stream_fits, synchronize};
+pub use transfer::{sync_for_host, to_device};
 pub use view::CudaTensorView;

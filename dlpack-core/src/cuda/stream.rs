@@ -17,18 +17,13 @@
 //! makes the consumer's stream wait for it (`cuEventRecord` + `cuStreamWaitEvent`). The host
 //! does not wait and no other stream is touched; the device is never synchronised as a whole.
 
-use core::ptr;
+use cudarc::driver::CudaStream;
 
-use cudarc::driver::{CudaStream, result, sys};
-
-use super::driver::{Check, driver};
+use super::driver::driver;
 use super::error::CudaError;
+use super::raw::{Cuda, Driver, LEGACY, PER_THREAD, RawContext, RawStream, canonical};
+use super::scope::{Scope, raw_context};
 use crate::error::Error;
-
-/// `CU_STREAM_LEGACY`: the driver's handle for the legacy default stream.
-const LEGACY: usize = 1;
-/// `CU_STREAM_PER_THREAD`: the driver's handle for the per-thread default stream.
-const PER_THREAD: usize = 2;
 
 /// The `stream` argument of `__dlpack__` for a CUDA tensor, parsed: where the consumer will
 /// use the tensor.
@@ -203,23 +198,57 @@ impl StreamArg {
     }
 }
 
-/// What the producer has to do for a consumer: nothing, or make the consumer's raw stream wait
-/// for an event recorded on the producer's stream.
+/// One stream made to wait for another: an event recorded on `record_on`, waited for by
+/// `waiter`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Plan {
-    Nothing,
-    Wait { consumer: usize },
+pub(crate) struct Wait {
+    pub(crate) record_on: RawStream,
+    pub(crate) waiter: RawStream,
 }
 
-/// The pure part of [`sync_for_consumer`]: no wait when the consumer asks for none or works
-/// on the producer's own stream (work on one stream is ordered already).
-fn plan(producer: usize, consumer: StreamArg) -> Plan {
-    let producer = StreamArg::Handle(producer).raw();
-    match consumer.raw() {
-        None => Plan::Nothing,
-        Some(consumer) if Some(consumer) == producer => Plan::Nothing,
-        Some(consumer) => Plan::Wait { consumer },
-    }
+/// What makes the work queued on `record_on` so far visible to the work queued on `waiter`
+/// from now on: nothing when there is no waiter (`stream=-1`) or both are one stream, else a
+/// [`Wait`].
+///
+/// A per-thread default stream denotes the *calling* thread's in every driver call, but the
+/// work to wait for may have been queued on another thread's: the producer's on the thread that
+/// wrote the tensor, the consumer's on the thread that imported it, while `__dlpack__` or the
+/// deleter runs on yet another. So the event is recorded on the legacy default stream instead,
+/// which waits for the work of every per-thread default stream of the context (they are
+/// blocking streams): two threads' per-thread streams are never taken for one.
+pub(crate) fn wait_plan(record_on: RawStream, waiter: Option<RawStream>) -> Option<Wait> {
+    let waiter = canonical(waiter?);
+    let record_on = match canonical(record_on) {
+        PER_THREAD => LEGACY,
+        other => other,
+    };
+    (record_on != waiter).then_some(Wait { record_on, waiter })
+}
+
+/// The producer side of `__dlpack__(stream=consumer)` with any driver: makes `producer`'s work
+/// visible on the consumer's stream, in `context` (the producer's).
+///
+/// # Safety
+///
+/// `context` is live; `producer` and a handle in `consumer` are live streams of it.
+pub(crate) unsafe fn sync_with<D: Driver>(
+    driver: &D,
+    context: RawContext,
+    producer: RawStream,
+    consumer: StreamArg,
+) -> Result<Synced, Error> {
+    let Some(wait) = wait_plan(producer, consumer.raw()) else {
+        return Ok(if consumer == StreamArg::NoSync {
+            Synced::NotRequested
+        } else {
+            Synced::SameStream
+        });
+    };
+    // SAFETY: live, by this function's contract.
+    let _scope = unsafe { Scope::enter(driver, context) }?;
+    // SAFETY: as above.
+    unsafe { driver.wait(wait.record_on, wait.waiter) }?;
+    Ok(Synced::Waited)
 }
 
 /// What [`sync_for_consumer`] did.
@@ -249,11 +278,15 @@ pub enum Synced {
 /// It records an event on `producer` and enqueues a wait for it on the consumer's stream
 /// (`cuEventRecord` + `cuStreamWaitEvent`), then releases the event (the driver keeps it until
 /// the wait is done). The host does not block, and nothing is synchronised beyond the two
-/// streams. With [`StreamArg::NoSync`] or the producer's own stream it does nothing.
+/// streams. With [`StreamArg::NoSync`] or the producer's own stream it does nothing. A
+/// per-thread default stream as `producer` is recorded on through the legacy default stream,
+/// which waits for every thread's per-thread stream: the producer's work may have been queued on
+/// another thread than this call's.
 ///
 /// The legacy and per-thread default streams are those of `producer`'s context, which is the
 /// device's primary context when it comes from [`context`](super::context): the one PyTorch,
-/// CuPy and JAX use.
+/// CuPy and JAX use. The context current on the calling thread before the call is current
+/// after it.
 ///
 /// # Safety
 ///
@@ -272,7 +305,7 @@ pub enum Synced {
 ///     }
 ///     Err(other) => return Err(other),
 /// };
-/// let producer = context.new_stream().map_err(Error::msg)?;
+/// let producer = cuda::with_current(&context, || context.new_stream())??;
 /// // A consumer calls `__dlpack__(stream=1)`:
 /// let consumer = StreamArg::from_python(Some(1))?;
 /// // SAFETY: the legacy default stream needs no promise.
@@ -285,36 +318,61 @@ pub unsafe fn sync_for_consumer(
     consumer: StreamArg,
 ) -> Result<Synced, Error> {
     driver()?;
-    let consumer = match plan(producer.cu_stream().expose_provenance(), consumer) {
-        Plan::Nothing if consumer == StreamArg::NoSync => return Ok(Synced::NotRequested),
-        Plan::Nothing => return Ok(Synced::SameStream),
-        Plan::Wait { consumer } => consumer,
-    };
-    // Created in, and recorded on, the producer's context and stream.
-    let event = producer
-        .context()
-        .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
-        .check("cuEventCreate")?;
-    event.record(producer).check("cuEventRecord")?;
-    // SAFETY: `event` is alive (dropped below, after the wait is enqueued; the driver defers
-    // its release until the wait is done), and the consumer's stream is a default-stream
-    // handle of the producer's context, which is current after `new_event`, or a live stream
-    // by this function's contract.
+    // SAFETY: the stream's context lives while the stream does; a consumer handle is live by
+    // this function's contract.
     unsafe {
-        result::stream::wait_event(
-            ptr::with_exposed_provenance_mut(consumer),
-            event.cu_event(),
-            sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+        sync_with(
+            &Cuda,
+            raw_context(producer.context()),
+            raw_stream(producer),
+            consumer,
         )
     }
-    .check("cuStreamWaitEvent")?;
-    drop(event);
-    Ok(Synced::Waited)
+}
+
+/// The raw handle of a cudarc stream.
+pub(crate) fn raw_stream(stream: &CudaStream) -> RawStream {
+    stream.cu_stream().expose_provenance()
+}
+
+/// Releases what a CUDA export owns, in `producer`'s context and after the work the consumer
+/// queued on its stream before the release (`consumer`, or nothing for `None` or `-1`):
+/// `producer` waits for an event recorded on the consumer's stream, and `release` then frees
+/// the memory in `producer`'s order (a cudarc slice of that stream frees on it, and a
+/// synchronous free waits for it).
+///
+/// Runs in a deleter, on any thread, where nothing can be reported: when the wait cannot be
+/// enqueued (a failing driver), the release waits for the whole context instead; and the
+/// context current before is current after.
+///
+/// # Safety
+///
+/// As for [`sync_with`].
+pub(crate) unsafe fn release_with<D: Driver>(
+    driver: &D,
+    context: RawContext,
+    producer: RawStream,
+    consumer: Option<StreamArg>,
+    release: impl FnOnce(),
+) {
+    // SAFETY: live, by this function's contract.
+    let scope = unsafe { Scope::enter(driver, context) };
+    if scope.is_ok()
+        && let Some(wait) = consumer.and_then(|consumer| wait_plan(consumer.raw()?, Some(producer)))
+    {
+        // SAFETY: as above.
+        if unsafe { driver.wait(wait.record_on, wait.waiter) }.is_err() {
+            let _ = driver.synchronize_context();
+        }
+    }
+    release();
+    drop(scope);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cuda::fake::{Call, Fake};
     use proptest::prelude::*;
 
     fn reason(stream: i128) -> &'static str {
@@ -386,33 +444,163 @@ mod tests {
     }
 
     #[test]
-    fn plans() {
+    fn waits_are_planned_between_different_streams_only() {
         let (null, legacy, per_thread, mine, theirs) = (0, 1, 2, 0x7f00_1000, 0x7f00_2000);
+        let wait = |record_on, waiter| Some(Wait { record_on, waiter });
         // -1: nothing, whatever the producer's stream.
         for producer in [null, legacy, per_thread, mine] {
-            assert_eq!(plan(producer, StreamArg::NoSync), Plan::Nothing);
+            assert_eq!(wait_plan(producer, StreamArg::NoSync.raw()), None);
         }
         // The null stream and CU_STREAM_LEGACY are the same stream in the driver API.
-        assert_eq!(plan(null, StreamArg::LegacyDefault), Plan::Nothing);
-        assert_eq!(plan(legacy, StreamArg::Handle(0)), Plan::Nothing);
-        assert_eq!(plan(per_thread, StreamArg::PerThreadDefault), Plan::Nothing);
-        assert_eq!(plan(mine, StreamArg::Handle(mine)), Plan::Nothing);
+        assert_eq!(wait_plan(null, StreamArg::LegacyDefault.raw()), None);
+        assert_eq!(wait_plan(legacy, StreamArg::Handle(0).raw()), None);
+        assert_eq!(wait_plan(mine, StreamArg::Handle(mine).raw()), None);
         // Different streams: wait on the consumer's raw handle.
         assert_eq!(
-            plan(mine, StreamArg::LegacyDefault),
-            Plan::Wait { consumer: 1 }
+            wait_plan(mine, StreamArg::LegacyDefault.raw()),
+            wait(mine, 1)
         );
         assert_eq!(
-            plan(null, StreamArg::PerThreadDefault),
-            Plan::Wait { consumer: 2 }
+            wait_plan(null, StreamArg::PerThreadDefault.raw()),
+            wait(1, 2)
+        );
+        assert_eq!(wait_plan(mine, Some(theirs)), wait(mine, theirs));
+    }
+
+    #[test]
+    fn two_threads_per_thread_streams_are_not_one() {
+        // A producer on a per-thread default stream may be another thread's: the event goes on
+        // the legacy default stream, which waits for every thread's per-thread stream.
+        assert_eq!(
+            wait_plan(PER_THREAD, Some(PER_THREAD)),
+            Some(Wait {
+                record_on: LEGACY,
+                waiter: PER_THREAD
+            })
         );
         assert_eq!(
-            plan(mine, StreamArg::Handle(theirs)),
-            Plan::Wait { consumer: theirs }
+            wait_plan(PER_THREAD, Some(0x7f00_2000)),
+            Some(Wait {
+                record_on: LEGACY,
+                waiter: 0x7f00_2000
+            })
         );
+        // …and a consumer on the legacy stream is ordered after it already.
+        assert_eq!(wait_plan(PER_THREAD, Some(LEGACY)), None);
+    }
+
+    const CONTEXT: RawContext = 0xc0;
+    const THEIRS: RawContext = 0xd0;
+
+    #[test]
+    fn the_producer_waits_in_its_context_and_restores_the_callers() {
+        let fake = Fake::with_current(THEIRS);
+        // SAFETY: the fake checks nothing.
+        let done = unsafe { sync_with(&fake, CONTEXT, 0x5000, StreamArg::Handle(0x6000)) };
+        assert_eq!(done, Ok(Synced::Waited));
         assert_eq!(
-            plan(per_thread, StreamArg::Handle(0)),
-            Plan::Wait { consumer: 1 }
+            fake.work(),
+            [
+                Call::SetCurrent(CONTEXT),
+                Call::Wait {
+                    record_on: 0x5000,
+                    waiter: 0x6000
+                },
+                Call::SetCurrent(THEIRS),
+            ]
+        );
+        // Nothing to do: the driver is not even asked for the current context.
+        let fake = Fake::with_current(THEIRS);
+        // SAFETY: as above.
+        let done = unsafe { sync_with(&fake, CONTEXT, 0x5000, StreamArg::NoSync) };
+        assert_eq!(done, Ok(Synced::NotRequested));
+        // SAFETY: as above.
+        let done = unsafe { sync_with(&fake, CONTEXT, 0, StreamArg::LegacyDefault) };
+        assert_eq!(done, Ok(Synced::SameStream));
+        assert_eq!(fake.calls(), []);
+        // A failing wait is reported, and the caller's context still restored.
+        fake.fail("wait");
+        // SAFETY: as above.
+        let done = unsafe { sync_with(&fake, CONTEXT, 0x5000, StreamArg::LegacyDefault) };
+        assert!(done.is_err());
+        assert_eq!(fake.current_context(), THEIRS);
+    }
+
+    #[test]
+    fn a_release_waits_for_the_consumers_stream_first() {
+        let released = core::cell::Cell::new(false);
+        let fake = Fake::with_current(THEIRS);
+        // SAFETY: the fake checks nothing.
+        unsafe {
+            release_with(
+                &fake,
+                CONTEXT,
+                0x5000,
+                Some(StreamArg::Handle(0x6000)),
+                || {
+                    assert_eq!(fake.current_context(), CONTEXT, "the release runs bound");
+                    released.set(true);
+                },
+            );
+        }
+        assert!(released.get());
+        assert_eq!(
+            fake.work(),
+            [
+                Call::SetCurrent(CONTEXT),
+                Call::Wait {
+                    record_on: 0x6000,
+                    waiter: 0x5000
+                },
+                Call::SetCurrent(THEIRS),
+            ]
+        );
+        // The consumer's per-thread stream may be another thread's than the deleter's: the
+        // legacy stream stands for it. `-1`, no stream, or the producer's own: no wait.
+        for (consumer, wait) in [
+            (
+                Some(StreamArg::PerThreadDefault),
+                vec![Call::Wait {
+                    record_on: LEGACY,
+                    waiter: 0x5000,
+                }],
+            ),
+            (Some(StreamArg::NoSync), vec![]),
+            (None, vec![]),
+            (Some(StreamArg::Handle(0x5000)), vec![]),
+        ] {
+            let fake = Fake::with_current(CONTEXT);
+            // SAFETY: as above.
+            unsafe { release_with(&fake, CONTEXT, 0x5000, consumer, || {}) };
+            assert_eq!(fake.work(), wait, "{consumer:?}");
+        }
+    }
+
+    #[test]
+    fn a_release_whose_wait_fails_waits_for_the_device() {
+        let fake = Fake::with_current(0);
+        fake.fail("wait");
+        // SAFETY: the fake checks nothing.
+        unsafe {
+            release_with(
+                &fake,
+                CONTEXT,
+                0x5000,
+                Some(StreamArg::LegacyDefault),
+                || {},
+            )
+        };
+        assert_eq!(
+            fake.work(),
+            [
+                Call::SetCurrent(CONTEXT),
+                Call::Wait {
+                    record_on: LEGACY,
+                    waiter: 0x5000
+                },
+                Call::SynchronizeContext,
+                Call::SetCurrent(0),
+            ]
         );
     }
 

@@ -115,8 +115,9 @@ impl DlpackRequest {
     /// Checks the raw keyword arguments of `__dlpack__`. `None` and a Python `None` both mean
     /// "not given".
     ///
-    /// - `stream`: an int (`TypeError` otherwise), `-1` or more (`ValueError` otherwise; `0` is
-    ///   ambiguous and disallowed by the standard).
+    /// - `stream`: an int (`TypeError` otherwise), `-1` or more (`ValueError` otherwise). `0`
+    ///   is ROCm's default stream and ambiguous for CUDA: [`plan`](Self::plan) decides by the
+    ///   tensor's device.
     /// - `max_version`: a tuple of two non-negative ints `(major, minor)` (a list is a
     ///   `TypeError`, as NumPy has it).
     /// - `dl_device`: a tuple of two ints `(device_type, device_id)` naming a known device type
@@ -140,9 +141,9 @@ impl DlpackRequest {
     ///     let list = pyo3::types::PyList::new(py, [1, 0])?;
     ///     let err = DlpackRequest::new(None, Some(list.as_any()), None, None).unwrap_err();
     ///     assert!(err.is_instance_of::<PyTypeError>(py)); // a list is not a version
-    ///     let zero = 0_i64.into_pyobject(py)?;
-    ///     let err = DlpackRequest::new(Some(zero.as_any()), None, None, None).unwrap_err();
-    ///     assert!(err.is_instance_of::<PyValueError>(py)); // stream=0 is ambiguous
+    ///     let minus_two = (-2_i64).into_pyobject(py)?;
+    ///     let err = DlpackRequest::new(Some(minus_two.as_any()), None, None, None).unwrap_err();
+    ///     assert!(err.is_instance_of::<PyValueError>(py)); // no stream is negative but -1
     ///     let huge = (2, 1_i64 << 31).into_pyobject(py)?;
     ///     let err = DlpackRequest::new(None, None, Some(huge.as_any()), None).unwrap_err();
     ///     assert!(err.to_string().contains("device id 2147483648 is out of range"), "{err}");
@@ -226,10 +227,12 @@ impl DlpackRequest {
     /// - `ValueError` for a `stream` other than `None` or `-1` when `current` has no streams
     ///   (anything but CUDA and ROCm and their host and managed memory): the standard accepts
     ///   only `None` on the CPU, and `-1` ("do not synchronise") asks for nothing a CPU
-    ///   producer would do, so it is accepted too. For CUDA and ROCm tensors every stream
-    ///   value [`new`](Self::new) accepted passes: making the producer's work visible on that
-    ///   stream is the job of the caller, before it returns the capsule (with feature `cuda`,
-    ///   `cuda_capsule` plans, synchronises and makes the capsule in one call).
+    ///   producer would do, so it is accepted too. The standard's values per device: `0` is
+    ///   ambiguous for CUDA tensors (and their pinned and managed memory), and `1` and `2`
+    ///   (CUDA's default streams) are not ROCm streams, where `0` is the default stream. Every
+    ///   other value [`new`](Self::new) accepted passes: making the producer's work visible on
+    ///   that stream is the job of the caller, before it returns the capsule (with feature
+    ///   `cuda`, `cuda_capsule` plans, synchronises and makes the capsule in one call).
     /// - `BufferError` for `dl_device` on another device when `copy=False`, or when
     ///   `can_copy_to` refuses the device; and for `copy=True` when `can_copy_to(current)`
     ///   refuses.
@@ -258,8 +261,13 @@ impl DlpackRequest {
     ///     assert!(err.is_instance_of::<PyValueError>(py));
     ///     let err = request(None, Some(true))?.plan(Device::CPU, false, |_| false).unwrap_err();
     ///     assert!(err.is_instance_of::<PyBufferError>(py));
-    ///     // A CUDA tensor takes every stream `new` accepts: synchronising is the backend's job.
+    ///     // A CUDA tensor takes the standard's CUDA streams: synchronising is the backend's job.
     ///     assert_eq!(request(Some(1), None)?.plan(Device::cuda(0), false, host_only)?, Export::Share);
+    ///     let err = request(Some(0), None)?.plan(Device::cuda(0), false, host_only).unwrap_err();
+    ///     assert!(err.to_string().contains("ambiguous"), "{err}");
+    ///     // ROCm's default stream is 0.
+    ///     assert_eq!(request(Some(0), None)?.plan(Device::rocm(0), false, host_only)?, Export::Share);
+    ///     assert!(request(Some(2), None)?.plan(Device::rocm(0), false, host_only).is_err());
     ///     Ok(())
     /// })?;
     /// # Ok::<(), PyErr>(())
@@ -278,6 +286,27 @@ impl DlpackRequest {
                 "stream={stream} was given for a tensor on {current}, which has no streams: \
                  only stream=None (or -1) is accepted there"
             )));
+        }
+        if let Some(stream) = self.stream {
+            let refused = match current.device_type {
+                DLDeviceType::CUDA | DLDeviceType::CUDA_HOST | DLDeviceType::CUDA_MANAGED
+                    if stream == 0 =>
+                {
+                    Some(
+                        "0 is ambiguous for CUDA; pass 1 for the legacy default stream, 2 for \
+                         the per-thread default stream, or a stream handle",
+                    )
+                }
+                DLDeviceType::ROCM | DLDeviceType::ROCM_HOST if stream == 1 || stream == 2 => {
+                    Some("1 and 2 are CUDA's default streams; ROCm's default stream is 0 (or None)")
+                }
+                _ => None,
+            };
+            if let Some(reason) = refused {
+                return Err(PyValueError::new_err(format!(
+                    "stream={stream} is not allowed for a tensor on {current}: {reason}"
+                )));
+            }
         }
         let target = self.dl_device.unwrap_or(current);
         // (Compared only when asked for: device equality canonicalises ids.)
@@ -331,7 +360,8 @@ fn has_streams(device: Device) -> bool {
     )
 }
 
-/// Checks a `stream` argument: an int of -1 or more other than 0.
+/// Checks a `stream` argument: an int of -1 or more (whether the device has that stream is
+/// [`DlpackRequest::plan`]'s to decide).
 fn parse_stream(stream: &Bound<'_, PyAny>) -> PyResult<i64> {
     if stream.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(format!(
@@ -353,10 +383,11 @@ fn parse_stream(stream: &Bound<'_, PyAny>) -> PyResult<i64> {
             i64::MAX
         ))
     })?;
-    if value < -1 || value == 0 {
+    if value < -1 {
         return Err(PyValueError::new_err(format!(
             "stream={value} is not a stream: expected None, -1 (no synchronisation) or a \
-             positive int (1 and 2 are CUDA's legacy and per-thread default streams)"
+             non-negative int (1 and 2 are CUDA's legacy and per-thread default streams, 0 \
+             ROCm's default stream)"
         )));
     }
     Ok(value)
