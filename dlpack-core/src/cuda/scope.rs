@@ -95,6 +95,7 @@ pub(crate) fn preserve() -> Result<Scope<'static, Cuda>, Error> {
 
 /// Makes `device`'s primary context current until the scope drops: nothing for `None`, or
 /// without a driver (no CUDA code can be reading the current context then).
+#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
 pub(crate) fn enter_device(device: Option<Device>) -> Result<Option<Scope<'static, Cuda>>, Error> {
     let Some(device) = device else {
         return Ok(None);
@@ -106,6 +107,7 @@ pub(crate) fn enter_device(device: Option<Device>) -> Result<Option<Scope<'stati
 }
 
 /// The legacy default stream of `device`, or `None` without a device or a driver.
+#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
 pub(crate) fn legacy_stream(device: Option<Device>) -> Result<Option<Arc<CudaStream>>, Error> {
     match device {
         Some(device) if present()? => Ok(Some(context(device)?.default_stream())),
