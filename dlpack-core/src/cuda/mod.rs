@@ -144,6 +144,7 @@
 /// ```
 pub use cudarc;
 
+pub(crate) mod context;
 mod copy;
 mod device;
 mod driver;
@@ -156,14 +157,14 @@ mod export;
 mod fake;
 mod plan;
 mod raw;
-pub(crate) mod scope;
+mod scope;
 mod stream;
 mod transfer;
 mod view;
 
+pub use context::context;
 pub use copy::CopyMode;
 pub use device::{CudaDeviceInfo, cuda_device_info, cuda_devices, try_cuda_devices};
-pub use driver::context;
 pub use error::CudaError;
 pub use export::CudaBuffer;
 #[cfg(feature = "pyo3")]

@@ -10,12 +10,10 @@
 use core::marker::PhantomData;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::CudaContext;
 
-use super::driver::{context, driver};
-use super::error::CudaError;
+use super::driver::driver;
 use super::raw::{Cuda, Driver, RawContext};
-use crate::device::Device;
 use crate::error::Error;
 
 /// The calling thread's current context, saved on entry and restored on drop.
@@ -91,37 +89,6 @@ pub(crate) fn enter(context: &Arc<CudaContext>) -> Result<Scope<'static, Cuda>, 
 pub(crate) fn preserve() -> Result<Scope<'static, Cuda>, Error> {
     driver()?;
     Scope::preserve(&Cuda)
-}
-
-/// Makes `device`'s primary context current until the scope drops: nothing for `None`, or
-/// without a driver (no CUDA code can be reading the current context then).
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn enter_device(device: Option<Device>) -> Result<Option<Scope<'static, Cuda>>, Error> {
-    let Some(device) = device else {
-        return Ok(None);
-    };
-    if !present()? {
-        return Ok(None);
-    }
-    Ok(Some(enter(&context(device)?)?))
-}
-
-/// The legacy default stream of `device`, or `None` without a device or a driver.
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn legacy_stream(device: Option<Device>) -> Result<Option<Arc<CudaStream>>, Error> {
-    match device {
-        Some(device) if present()? => Ok(Some(context(device)?.default_stream())),
-        _ => Ok(None),
-    }
-}
-
-/// Whether a driver with a device is there: `false` without a driver or device, an error for
-/// a driver that fails to initialise.
-pub(crate) fn present() -> Result<bool, Error> {
-    match driver() {
-        Err(Error::Cuda(CudaError::NoDriver)) => Ok(false),
-        other => other,
-    }
 }
 
 /// Runs `work` with `context` current on the calling thread, then makes current again the

@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, sys};
 
+use super::context::{context, present};
 use super::copy::{CopyMode, HostSync, Route, Side, StreamOn, host_sync, route, stream_on};
-use super::driver::{Check, attribute, context, device_count, device_of, driver, ordinal};
+use super::driver::{Check, attribute, device_count, device_of, driver, ordinal};
 use super::error::CudaError;
 use super::export::{CudaBytes, Pending};
 use super::plan::{Block, Plan};
 use super::raw::{Cuda, Driver, Dst, RawContext, RawStream, Rect, Src, copy_on_host};
-use super::scope::{Scope, enter, present, preserve, raw_context};
+use super::scope::{Scope, enter, preserve, raw_context};
 use super::stream::{StreamArg, raw_stream};
 use super::view::{CudaTensorView, check_address};
 use crate::ManagedTensor;

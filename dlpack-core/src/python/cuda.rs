@@ -146,7 +146,8 @@ impl DlpackRequest {
     /// let Ok(context) = cuda::context(Device::cuda(0)) else {
     ///     return Ok(()); // no CUDA device here
     /// };
-    /// let stream = cuda::with_current(&context, || context.new_stream())??;
+    /// let stream = cuda::with_current(&context, || context.new_stream())?;
+    /// let stream = stream.map_err(dlpack_core::Error::from)?;
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
     ///     // `__dlpack__(stream=1, max_version=(1, 3))`, as PyTorch calls it.
@@ -263,7 +264,8 @@ impl DlpackRequest {
 /// let Ok(context) = cuda::context(Device::cuda(0)) else {
 ///     return Ok(()); // no CUDA device here
 /// };
-/// let stream = cuda::with_current(&context, || context.new_stream())??;
+/// let stream = cuda::with_current(&context, || context.new_stream())?;
+/// let stream = stream.map_err(dlpack_core::Error::from)?;
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     // A producer written in Python that records the stream it is asked for.
@@ -317,7 +319,7 @@ pub(crate) fn import(
     let imported = {
         // PyTorch exports only tensors of the current device, and records its event on the
         // current device's stream: the source's, for the call, and the caller's again after.
-        let _current = cuda::scope::enter_device(ask.device)?;
+        let _current = cuda::context::enter_device(ask.device)?;
         take_tensor(
             obj,
             ask.dl_device,
@@ -333,7 +335,7 @@ pub(crate) fn import(
     // stream of the device named.
     let named = match (ask.own || known.is_none(), stream) {
         (true, Some(stream)) => Some(Arc::clone(stream)),
-        _ if ask.stream.is_some() => cuda::scope::legacy_stream(ask.device)?,
+        _ if ask.stream.is_some() => cuda::context::legacy_stream(ask.device)?,
         _ => None,
     };
     if exchange::host_reads(here, device, copy, stream.is_some()) {
