@@ -73,8 +73,12 @@ impl<T: Element> CudaBuffer<T> {
     /// assert!(CudaBuffer::new(wrong, &[2, 3]).is_err());
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
-    pub fn new(mut slice: CudaSlice<T>, shape: &[usize]) -> Result<Self, Error> {
+    pub fn new(slice: CudaSlice<T>, shape: &[usize]) -> Result<Self, Error> {
         driver()?;
+        // cudarc binds the slice's context for the waits and the record below, and to free a
+        // slice refused here; declared first, the scope is dropped last.
+        let _scope = preserve()?;
+        let mut slice = slice;
         let count = shape.iter().try_fold(1_usize, |n, &d| n.checked_mul(d));
         if count != Some(slice.len()) && count != Some(0) {
             return Err(TensorError::ShapeMismatch {
@@ -85,8 +89,6 @@ impl<T: Element> CudaBuffer<T> {
         }
         let stream = Arc::clone(slice.stream());
         let ptr = {
-            // cudarc binds the slice's context for the waits and the record below.
-            let _scope = preserve()?;
             // Waits on `stream` for earlier reads and writes of the slice, and records this
             // (consumer) write when the guard drops.
             let (ptr, _record) = slice.device_ptr_mut(&stream);

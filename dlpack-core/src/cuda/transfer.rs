@@ -200,11 +200,11 @@ impl<T: Element> CudaTensorView<'_, T> {
 /// ```
 /// use dlpack_core::{Device, cuda};
 ///
-/// // Host memory needs no wait, and without a driver nothing can be pending.
+/// // Host memory needs no wait.
 /// cuda::sync_for_host(Device::CPU, None)?;
-/// if cuda::cuda_devices().is_empty() {
-///     cuda::sync_for_host(Device::CUDA_MANAGED, None)?;
-/// }
+/// // Managed memory: cuda:0's legacy default stream (the whole device where managed memory
+/// // has no concurrent access); nothing without a driver, where no GPU work can be pending.
+/// cuda::sync_for_host(Device::CUDA_MANAGED, None)?;
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 pub fn sync_for_host(memory: Device, stream: Option<&Arc<CudaStream>>) -> Result<(), Error> {
