@@ -314,6 +314,12 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: if cfg!(miri) { 24 } else { 1024 },
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
         #[test]
         fn every_plan_gathers_what_the_elements_hold(
             (shape, strides, itemsize) in layout(),

@@ -255,19 +255,12 @@ impl Driver for Cuda {
 ///
 /// As for [`Driver::copy`], with both ends host pointers whose provenance covers the bytes.
 pub(crate) unsafe fn copy_on_host(src: *const u8, dst: *mut u8, block: Block) {
-    let Block {
-        width,
-        height,
-        depth,
-        src_pitch,
-        src_slice,
-    } = block;
-    for z in 0..depth {
-        for y in 0..height {
-            let from = src.wrapping_add(z * src_slice + y * src_pitch);
-            let to = dst.wrapping_add((z * height + y) * width);
+    for z in 0..block.depth {
+        for y in 0..block.height {
+            let from = src.wrapping_add(z * block.src_slice + y * block.src_pitch);
+            let to = dst.wrapping_add((z * block.height + y) * block.width);
             // SAFETY: row `y` of slice `z` of the block, inside what the contract covers.
-            unsafe { ptr::copy_nonoverlapping(from, to, width) };
+            unsafe { ptr::copy_nonoverlapping(from, to, block.width) };
         }
     }
 }
