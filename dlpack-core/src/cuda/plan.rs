@@ -346,9 +346,15 @@ mod tests {
             }
             prop_assert_eq!(written, out.len());
             prop_assert_eq!(out, reference(&memory, first, &shape, &strides, itemsize));
+            // What the driver checks: rows no wider than their pitch, pitches within the limit,
+            // and slices of whole rows, no fewer than a slice holds.
             let block = plan.block();
             if block.height > 1 {
                 prop_assert!(block.src_pitch >= block.width && block.src_pitch <= max_pitch);
+            }
+            if block.depth > 1 {
+                prop_assert_eq!(block.src_slice % block.src_pitch, 0);
+                prop_assert!(block.src_slice / block.src_pitch >= block.height);
             }
         }
     }
