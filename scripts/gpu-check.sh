@@ -119,20 +119,20 @@ if [[ $mode != prebuilt ]]; then
         missing+=("cargo (install a Rust toolchain, or --build-only elsewhere and --prebuilt here)")
     fi
 fi
-if [[ $mode == full ]]; then
-    if ! "$PYTHON" --version >/dev/null 2>&1; then
-        missing+=("$PYTHON (set PYTHON to an interpreter)")
+if ! "$PYTHON" --version >/dev/null 2>&1; then
+    missing+=("$PYTHON (set PYTHON to an interpreter)")
+else
+    "$PYTHON" --version
+    # The pyo3 GPU tests (tests/python_cuda.rs) link and embed this interpreter.
+    libpython=$("$PYTHON" -c 'import os, sysconfig as c; d, l = c.get_config_var("LIBDIR") or "", c.get_config_var("LDLIBRARY") or ""; print(d if l and os.path.exists(os.path.join(d, l)) else "")' 2>/dev/null || true)
+    if [[ -n $libpython ]]; then
+        echo "libpython: $libpython"
+        export LD_LIBRARY_PATH="$libpython${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        export PYO3_PYTHON="$PYTHON"
     else
-        "$PYTHON" --version
-        # The pyo3 GPU tests (tests/python_cuda.rs) embed this interpreter.
-        libpython=$("$PYTHON" -c 'import os, sysconfig as c; d, l = c.get_config_var("LIBDIR") or "", c.get_config_var("LDLIBRARY") or ""; print(d if l and os.path.exists(os.path.join(d, l)) else "")' 2>/dev/null || true)
-        if [[ -n $libpython ]]; then
-            echo "libpython: $libpython"
-            export LD_LIBRARY_PATH="$libpython${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-            export PYO3_PYTHON="$PYTHON"
-        else
-            missing+=("an embeddable libpython for $PYTHON (tests/python_cuda.rs links it)")
-        fi
+        missing+=("an embeddable libpython for $PYTHON (tests/python_cuda.rs links it)")
+    fi
+    if [[ $mode == full ]]; then
         "$PYTHON" -m maturin --version 2>/dev/null || missing+=("maturin in $PYTHON (pip install maturin)")
         "$PYTHON" -m pytest --version 2>/dev/null || missing+=("pytest in $PYTHON (pip install pytest)")
         peers=()
