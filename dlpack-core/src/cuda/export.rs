@@ -8,9 +8,10 @@ use std::sync::Arc;
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 
 use super::driver::{Check, device_of, driver};
+use super::order::{raw_stream, release_with, sync_for_consumer};
 use super::raw::Cuda;
 use super::scope::{preserve, raw_context};
-use super::stream::{StreamArg, raw_stream, release_with, sync_for_consumer};
+use super::stream::StreamArg;
 use crate::ManagedTensor;
 use crate::data_type::DataType;
 use crate::device::Device;

@@ -155,12 +155,15 @@ pub(crate) mod exchange;
 mod export;
 #[cfg(test)]
 mod fake;
+mod gather;
+mod order;
 mod plan;
 mod raw;
 mod scope;
 mod stream;
 mod transfer;
 mod view;
+mod wait;
 
 pub use context::context;
 pub use copy::CopyMode;
@@ -169,9 +172,13 @@ pub use error::CudaError;
 pub use export::CudaBuffer;
 #[cfg(feature = "pyo3")]
 pub(crate) use export::ReleaseAfter;
+pub use order::{Synced, sync_for_consumer};
 pub use scope::with_current;
-pub use stream::{StreamArg, Synced, sync_for_consumer};
+pub use stream::StreamArg;
+pub use transfer::to_device;
 #[cfg(feature = "pyo3")]
-pub(crate) use transfer::{copy_queued, copy_stream_fits, synchronize};
-pub use transfer::{sync_for_host, to_device};
+pub(crate) use transfer::{copy_queued, copy_stream_fits};
 pub use view::CudaTensorView;
+pub use wait::sync_for_host;
+#[cfg(feature = "pyo3")]
+pub(crate) use wait::synchronize;

@@ -5,18 +5,21 @@ use core::ffi::c_void;
 use core::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, sys};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 
-use super::context::{context, present};
-use super::copy::{CopyMode, HostSync, Route, Side, StreamOn, host_sync, route, stream_on};
-use super::driver::{Check, attribute, device_count, device_of, driver, ordinal};
+use super::context::context;
+use super::copy::{CopyMode, Route, Side, StreamOn, route, stream_on};
+use super::driver::{Check, device_of, driver, ordinal};
 use super::error::CudaError;
 use super::export::{CudaBytes, Pending};
-use super::plan::{Block, Plan};
-use super::raw::{Cuda, Driver, Dst, RawContext, RawStream, Rect, Src, copy_on_host};
-use super::scope::{Scope, enter, preserve, raw_context};
-use super::stream::{StreamArg, raw_stream};
-use super::view::{CudaTensorView, check_address};
+use super::gather::{compact_len, copy_flags, gather_on_host, queue};
+use super::order::raw_stream;
+use super::plan::Block;
+use super::raw::{Cuda, Driver, Dst, Rect, Src};
+use super::scope::{enter, preserve};
+use super::stream::StreamArg;
+use super::view::CudaTensorView;
+use super::wait::sync_for_host;
 use crate::ManagedTensor;
 use crate::data_type::DataType;
 use crate::device::Device;
@@ -183,92 +186,6 @@ impl<T: Element> CudaTensorView<'_, T> {
     }
 }
 
-/// Makes the host wait until the GPU work on memory on `memory` is done, before the host reads
-/// (or writes) it: for `cuda_host` (pinned) and `cuda_managed` memory, which the CPU reads in
-/// place. Nothing for other devices, and nothing without a driver (no GPU work can be pending).
-///
-/// It waits for `stream`, the stream the producer ordered its work before (the one you named to
-/// its `__dlpack__`), or the legacy default stream of `cuda:{id}` (of `cuda:0` if there is no
-/// such device) when `None`, the standard's default. For managed memory on a device without
-/// concurrent managed access (`CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` is 0: Windows and
-/// WSL, Jetson), the host may touch managed memory only while the device runs nothing, or the
-/// access faults: there it waits for the whole context, the one wait that makes the read safe
-/// (and the host must not read while other work is launched meanwhile).
-///
-/// The context current on the calling thread before the call is current after it.
-///
-/// ```
-/// use dlpack_core::{Device, cuda};
-///
-/// // Host memory needs no wait.
-/// cuda::sync_for_host(Device::CPU, None)?;
-/// // Managed memory: cuda:0's legacy default stream (the whole device where managed memory
-/// // has no concurrent access); nothing without a driver, where no GPU work can be pending.
-/// cuda::sync_for_host(Device::CUDA_MANAGED, None)?;
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-pub fn sync_for_host(memory: Device, stream: Option<&Arc<CudaStream>>) -> Result<(), Error> {
-    if host_sync(memory, true) == HostSync::Nothing {
-        return Ok(());
-    }
-    if !present()? {
-        return Ok(());
-    }
-    let stream = match stream {
-        Some(stream) => Arc::clone(stream),
-        None => {
-            let id = usize::try_from(memory.device_id).unwrap_or(0);
-            let ordinal = if id < device_count()? { id } else { 0 };
-            context(Device::cuda(ordinal as i32))?.default_stream()
-        }
-    };
-    let context = stream.context();
-    let concurrent = attribute(
-        context,
-        sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
-    )? != 0;
-    // SAFETY: the stream and its context are held.
-    unsafe {
-        sync_host_with(
-            &Cuda,
-            raw_context(context),
-            raw_stream(&stream),
-            host_sync(memory, concurrent),
-        )
-    }
-}
-
-/// [`sync_for_host`] with any driver, once decided.
-///
-/// # Safety
-///
-/// `context` is live and `stream` a live stream of it.
-pub(crate) unsafe fn sync_host_with<D: Driver>(
-    driver: &D,
-    context: RawContext,
-    stream: RawStream,
-    wait: HostSync,
-) -> Result<(), Error> {
-    if wait == HostSync::Nothing {
-        return Ok(());
-    }
-    // SAFETY: live, by this function's contract.
-    let _scope = unsafe { Scope::enter(driver, context) }?;
-    match wait {
-        // SAFETY: as above.
-        HostSync::Stream => unsafe { driver.synchronize(stream) },
-        _ => driver.synchronize_context(),
-    }
-}
-
-/// Blocks the host until the work queued on `stream` is done, restoring the thread's context.
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn synchronize(stream: &Arc<CudaStream>) -> Result<(), Error> {
-    let _scope = enter(stream.context())?;
-    // SAFETY: a stream we hold, of the current context.
-    unsafe { Cuda.synchronize(raw_stream(stream)) }
-}
-
 /// Whether `stream` is one a copy from `from` to `to` may run on (see [`stream_on`]).
 #[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
 pub(crate) fn copy_stream_fits(stream: &CudaStream, from: Device, to: Device) -> bool {
@@ -309,109 +226,6 @@ fn copy_stream(
                 }
                 .into())
             }
-        }
-    }
-}
-
-/// The size in bytes of the compact copy of `view`.
-fn compact_len(view: &TensorView<'_>) -> usize {
-    if view.is_contiguous() {
-        // Compact (packed sub-byte types included): the elements are exactly the byte range.
-        view.byte_range().len()
-    } else {
-        // Validation bounds `len * itemsize` by the extent, which fits in `isize`.
-        view.len() * view.dtype().itemsize()
-    }
-}
-
-/// The flags of a copy: `IS_COPIED`, and the source's sub-byte padding (the bytes are the
-/// same).
-fn copy_flags(view: &TensorView<'_>) -> Flags {
-    Flags::IS_COPIED | view.flags().intersection(Flags::IS_SUBBYTE_TYPE_PADDED)
-}
-
-/// The copies that gather `view` into compact memory, and the offset of the byte they start
-/// from. A compact tensor (packed sub-byte types included) is its byte range, in one run.
-fn plan(view: &TensorView<'_>, max_pitch: usize) -> (Plan, isize) {
-    if view.is_contiguous() {
-        let range = view.byte_range();
-        let len = i64::try_from(range.len()).unwrap_or(i64::MAX);
-        return (Plan::new(&[len], &[1], 1, max_pitch), range.start);
-    }
-    let plan = Plan::new(
-        view.shape(),
-        view.strides(),
-        view.dtype().itemsize(),
-        max_pitch,
-    );
-    // `byte_offset <= isize::MAX` (validated with the view).
-    (plan, view.byte_offset() as isize)
-}
-
-/// Queues on `stream` (whose context is current) the copies of `view`'s elements into compact
-/// memory at `dst`, which holds [`compact_len`] bytes.
-fn queue(view: &TensorView<'_>, dst: Dst, stream: &CudaStream) -> Result<(), Error> {
-    if view.is_empty() {
-        return Ok(());
-    }
-    check_address(view)?;
-    let src = match view.device().device_type {
-        DLDeviceType::CPU | DLDeviceType::CUDA_HOST => Src::Host(view.data_ptr().cast()),
-        _ => Src::Device(view.data_ptr().addr() as u64),
-    };
-    let max_pitch = attribute(
-        stream.context(),
-        sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_PITCH,
-    )?;
-    let (plan, start) = plan(view, usize::try_from(max_pitch).unwrap_or(0));
-    // SAFETY: the plan reads only the elements of the validated view, which its producer keeps
-    // alive while the view lives (and the caller waits for the copies before it drops the
-    // view, or keeps the source alive until they are done), and writes the `compact_len` bytes
-    // at `dst`, memory the caller owns; a source handle of the same memory cannot overlap a
-    // fresh destination.
-    unsafe { run(&Cuda, &plan, src.offset(start), dst, raw_stream(stream)) }
-}
-
-/// Queues the copies of `plan` on `stream`: from the block starts relative to `first`, into
-/// compact memory at `dst`.
-///
-/// # Safety
-///
-/// As for [`Driver::copy`], for every block of the plan.
-pub(crate) unsafe fn run<D: Driver>(
-    driver: &D,
-    plan: &Plan,
-    first: Src,
-    dst: Dst,
-    stream: RawStream,
-) -> Result<(), Error> {
-    let block = plan.block();
-    for (src, at) in plan.starts() {
-        let rect = Rect {
-            src: first.offset(src),
-            dst: dst.offset(at),
-            block,
-        };
-        // SAFETY: this function's contract.
-        unsafe { driver.copy(&rect, stream) }?;
-    }
-    Ok(())
-}
-
-impl Src {
-    fn offset(self, bytes: isize) -> Self {
-        match self {
-            Self::Host(host) => Self::Host(host.wrapping_offset(bytes)),
-            Self::Device(device) => Self::Device(device.wrapping_add_signed(bytes as i64)),
-        }
-    }
-}
-
-impl Dst {
-    fn offset(self, bytes: usize) -> Self {
-        match self {
-            Self::Host(host) => Self::Host(host.wrapping_add(bytes)),
-            Self::Device(device) => Self::Device(device.wrapping_add(bytes as u64)),
         }
     }
 }
@@ -489,32 +303,6 @@ fn alloc_device(
     })
 }
 
-/// Gathers the elements of a host-readable `view` into the compact bytes at `dst`, with the
-/// CPU.
-fn gather_on_host(view: &TensorView<'_>, dst: *mut u8) -> Result<(), Error> {
-    if view.is_empty() {
-        return Ok(());
-    }
-    if !Device::CPU.can_access(view.device()) {
-        return Err(crate::tensor::TensorError::NotHostAccessible {
-            device: view.device(),
-        }
-        .into());
-    }
-    check_address(view)?;
-    let (plan, start) = plan(view, usize::MAX);
-    let first = view.data_ptr().cast::<u8>().wrapping_offset(start);
-    let block = plan.block();
-    for (src, at) in plan.starts() {
-        // SAFETY: the view is host-readable (checked above) and its elements lie in the
-        // validated byte range, which its constructor's contract makes readable and unwritten
-        // while the view lives (pinned memory after `sync_for_host`); the plan reads only
-        // elements and writes the `compact_len` bytes at `dst`, a fresh buffer of the caller's.
-        unsafe { copy_on_host(first.wrapping_offset(src), dst.wrapping_add(at), block) };
-    }
-    Ok(())
-}
-
 /// A 16-byte aligned block: host copies are aligned for every [`Element`] type.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
@@ -562,100 +350,5 @@ unsafe impl TensorOwner for HostBytes {
             &*self.shape,
         )
         .with_flags(self.flags)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cuda::fake::{Call, Fake};
-
-    #[test]
-    fn a_plan_runs_as_one_driver_copy_per_block() {
-        // Column 1 of a 3 x 4 matrix of u16, and its transpose.
-        let matrix: Vec<u16> = (0..12).collect();
-        let fake = Fake::default();
-        let plan = Plan::new(&[3], &[4], 2, usize::MAX);
-        let mut column = [0_u16; 3];
-        let first = matrix.as_ptr().cast::<u8>().wrapping_add(2);
-        // SAFETY: the plan reads elements 1, 5 and 9 of `matrix` and writes `column`.
-        unsafe {
-            run(
-                &fake,
-                &plan,
-                Src::Host(first),
-                Dst::Host(column.as_mut_ptr().cast()),
-                7,
-            )
-        }
-        .unwrap();
-        assert_eq!(column, [1, 5, 9]);
-        assert_eq!(
-            fake.calls(),
-            [Call::Copy {
-                stream: 7,
-                block: Block {
-                    width: 2,
-                    height: 3,
-                    depth: 1,
-                    src_pitch: 8,
-                    src_slice: 24
-                }
-            }]
-        );
-        let fake = Fake::default();
-        let plan = Plan::new(&[4, 3], &[1, 4], 2, usize::MAX);
-        let mut transposed = [0_u16; 12];
-        // SAFETY: the plan reads the 12 elements of `matrix` and writes `transposed`.
-        unsafe {
-            run(
-                &fake,
-                &plan,
-                Src::Host(matrix.as_ptr().cast()),
-                Dst::Host(transposed.as_mut_ptr().cast()),
-                7,
-            )
-        }
-        .unwrap();
-        assert_eq!(transposed, [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]);
-        assert_eq!(fake.calls().len(), 4);
-        // A failing copy stops the plan with the driver's error.
-        let fake = Fake::default();
-        fake.fail("copy");
-        // SAFETY: as above.
-        let failed = unsafe {
-            run(
-                &fake,
-                &plan,
-                Src::Host(matrix.as_ptr().cast()),
-                Dst::Host(transposed.as_mut_ptr().cast()),
-                7,
-            )
-        };
-        assert!(failed.is_err());
-        assert_eq!(fake.calls().len(), 1);
-    }
-
-    #[test]
-    fn the_host_waits_in_the_streams_context() {
-        let fake = Fake::with_current(0xd0);
-        // SAFETY: the fake checks nothing.
-        unsafe { sync_host_with(&fake, 0xc0, 0x5000, HostSync::Stream) }.unwrap();
-        assert_eq!(
-            fake.work(),
-            [
-                Call::SetCurrent(0xc0),
-                Call::Synchronize(0x5000),
-                Call::SetCurrent(0xd0)
-            ]
-        );
-        let fake = Fake::with_current(0xc0);
-        // SAFETY: as above.
-        unsafe { sync_host_with(&fake, 0xc0, 0x5000, HostSync::Context) }.unwrap();
-        assert_eq!(fake.work(), [Call::SynchronizeContext]);
-        let fake = Fake::with_current(0xc0);
-        // SAFETY: as above.
-        unsafe { sync_host_with(&fake, 0xc0, 0x5000, HostSync::Nothing) }.unwrap();
-        assert_eq!(fake.calls(), []);
     }
 }
