@@ -276,6 +276,10 @@ python_check() {
     fi
     grep -E '^SKIPPED.*not run: needs two CUDA devices' "$log_dir/pytest.log" >/dev/null \
         && record INFO "not run" "python tests that need two GPUs (see $log_dir/pytest.log)"
+    local absent
+    absent=$(grep -Eo '(torch|cupy) is not usable here' "$log_dir/pytest.log" | sort -u | sed 's/ is not usable here//' | tr '\n' ' ')
+    [[ -n $absent ]] && record INFO "not run" "python tests with ${absent% } (not installed or not seeing the GPU)"
+    return 0
 }
 python_check
 finish
