@@ -111,6 +111,9 @@ pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 ///     }
 ///     other => panic!("{other:?}"),
 /// }
+/// // Another framework's spelling is not accepted, but the message says what it means.
+/// let err = "half".parse::<DataType>().unwrap_err().to_string();
+/// assert!(err.contains("did you mean `float16`?"), "{err}");
 /// ```
 pub mod reason {
     /// Why a string is not a data type name ([`Error::ParseDataType`](crate::Error::ParseDataType)).

@@ -341,6 +341,12 @@ pub fn foreign_data_type(spelling: &str) -> Option<ForeignName> {
     if crate::parse_data_type(spelling).is_ok() {
         return None;
     }
+    data_type_meaning(spelling)
+}
+
+/// [`foreign_data_type`] without the check that the spelling is not a DLPack name: the parser
+/// asks it for a suggestion after refusing a name, so it must not parse again.
+pub(crate) fn data_type_meaning(spelling: &str) -> Option<ForeignName> {
     let mut buf = [0; MAX];
     let key = normalise(spelling, &mut buf)?;
     lookup(DATA_TYPES, key).or_else(|| {
@@ -364,6 +370,11 @@ pub fn foreign_device(spelling: &str) -> Option<ForeignName> {
     if crate::device_by_name(spelling).is_some() {
         return None;
     }
+    device_meaning(spelling)
+}
+
+/// [`foreign_device`] without the check that the spelling is a DLPack device name.
+pub(crate) fn device_meaning(spelling: &str) -> Option<ForeignName> {
     let mut buf = [0; MAX];
     let key = normalise(spelling, &mut buf)?;
     lookup(DEVICES_ELSEWHERE, key).or_else(|| {

@@ -1,15 +1,32 @@
 //! "Did you mean …?": the closest known name to a misspelt one.
 
+use crate::aliases::{ForeignName, data_type_meaning, device_meaning};
 use crate::tables::{DEVICES, NAMED_DATA_TYPES};
 
-/// The canonical data type name closest to `s`, if one is within a small edit distance.
+/// The canonical data type name meant by `s`: DLPack's name for another framework's spelling
+/// when it has exactly one (`half` is `float16`, `f8e4m3` is `float8_e4m3fn`, not the
+/// `float8_e4m3` that edit distance would pick), else the closest name within a small edit
+/// distance.
 pub fn suggest_data_type(s: &str) -> Option<&'static str> {
-    closest(s, NAMED_DATA_TYPES.iter().map(|named| named.name))
+    only_meaning(data_type_meaning(s))
+        .or_else(|| closest(s, NAMED_DATA_TYPES.iter().map(|named| named.name)))
 }
 
-/// The device name closest to `s`, if one is within a small edit distance.
+/// The device name meant by `s`: DLPack's name for another framework's spelling when it has
+/// exactly one (`mps` is `metal`, `hip` is `rocm`; `gpu` names several and gets none), else the
+/// closest name within a small edit distance.
 pub fn suggest_device(s: &str) -> Option<&'static str> {
-    closest(s, DEVICES.iter().map(|info| info.name))
+    match device_meaning(s) {
+        Some(foreign) => only_meaning(Some(foreign)),
+        None => closest(s, DEVICES.iter().map(|info| info.name)),
+    }
+}
+
+fn only_meaning(foreign: Option<ForeignName>) -> Option<&'static str> {
+    match foreign?.dlpack {
+        [one] => Some(one),
+        _ => None,
+    }
 }
 
 /// The candidate closest to `s`, if one is within a small edit distance: the rule behind
@@ -75,6 +92,11 @@ mod tests {
         assert_eq!(suggest_data_type("xyz"), None);
         assert_eq!(suggest_device("cdua"), Some("cuda"));
         assert_eq!(suggest_device("rcom_host"), Some("rocm_host"));
+        // Another framework's spelling finds what it means, not the nearest string.
+        assert_eq!(suggest_data_type("half"), Some("float16"));
+        assert_eq!(suggest_data_type("f8e4m3"), Some("float8_e4m3fn"));
+        assert_eq!(suggest_device("mps"), Some("metal"));
+        assert_eq!(suggest_device("gpu"), None); // one of several: no single guess
         assert_eq!(suggest("delegat", &["skip", "delegate"]), Some("delegate"));
     }
 }
