@@ -146,20 +146,20 @@ impl PyDataType {
     }
 
     /// Pickled as `DataType(name)`: every data type's name parses back to it.
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
-        let name = slf.get().0.to_string();
-        Ok((slf.get_type(), PyTuple::new(slf.py(), [name])?))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        by_name(slf, slf.get().0.to_string())
     }
 
-    /// The object itself: it is immutable.
-    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+    /// The object itself: it is immutable (`copy.copy` and `copy.deepcopy` alike).
+    #[pyo3(signature = (_memo=None))]
+    fn __deepcopy__<'py>(
+        slf: Bound<'py, Self>,
+        _memo: Option<&Bound<'py, PyAny>>,
+    ) -> Bound<'py, Self> {
         slf
     }
 
-    /// The object itself: it is immutable.
-    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
         slf
     }
 
@@ -275,20 +275,20 @@ impl PyDevice {
     }
 
     /// Pickled as `Device(name)`: every device's name parses back to it.
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
-        let name = slf.get().0.to_string();
-        Ok((slf.get_type(), PyTuple::new(slf.py(), [name])?))
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        by_name(slf, slf.get().0.to_string())
     }
 
-    /// The object itself: it is immutable.
-    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+    /// The object itself: it is immutable (`copy.copy` and `copy.deepcopy` alike).
+    #[pyo3(signature = (_memo=None))]
+    fn __deepcopy__<'py>(
+        slf: Bound<'py, Self>,
+        _memo: Option<&Bound<'py, PyAny>>,
+    ) -> Bound<'py, Self> {
         slf
     }
 
-    /// The object itself: it is immutable.
-    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
         slf
     }
 
@@ -303,6 +303,14 @@ impl PyDevice {
     fn device_id(&self) -> i32 {
         self.0.device_id
     }
+}
+
+/// What `__reduce__` returns: the class and the arguments to make the object again.
+type Reduced<'py> = (Bound<'py, PyType>, Bound<'py, PyTuple>);
+
+/// `(type(obj), (name,))`: pickles a value whose class makes it again from its name.
+fn by_name<'py, T: pyo3::PyClass>(obj: &Bound<'py, T>, name: String) -> PyResult<Reduced<'py>> {
+    Ok((obj.as_any().get_type(), PyTuple::new(obj.py(), [name])?))
 }
 
 /// A data type from Python, as a `T`: the way to take one as a `#[pyfunction]` argument, or to
