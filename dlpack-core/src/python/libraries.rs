@@ -424,6 +424,9 @@ class NumpyDtype:
 
 class Float16(NumpyDtype):
     __module__ = 'numpy.dtypes'
+
+class Speaking(dtype):
+    def __dlpack_data_type__(self): return (2, 32, 1)
 ";
 
     /// Runs `test` with `eval`, which evaluates code where the stand-ins are defined.
@@ -475,6 +478,16 @@ class Float16(NumpyDtype):
             // A device is not a data type, and the other way round.
             assert!(read::data_type(&stand.eval("device('cpu')")?).is_err());
             assert!(read::device(&stand.eval("dtype('float16', 2)")?).is_err());
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn the_protocol_wins_over_the_class() {
+        with_stand_ins(|stand| {
+            // A `torch.dtype` whose name says float16, and whose protocol says float32.
+            let speaking = stand.eval("Speaking('float16', 2)")?;
+            assert_eq!(read::data_type(&speaking)?, DataType::F32);
             Ok(())
         });
     }
