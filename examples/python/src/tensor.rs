@@ -163,7 +163,7 @@ impl Tensor {
         let (shape, strides) = (view.shape().to_vec(), view.strides().to_vec());
         let byte_offset = view.byte_offset();
         let read_only = view.flags().contains(Flags::READ_ONLY);
-        if view.dtype().is_sub_byte() && !view.is_packed() {
+        if view.dtype().size_in_bits() < 8 && !view.is_packed() {
             return Err(PyBufferError::new_err(format!(
                 "dlpack_demo stores {} packed, two to a byte, and this tensor is padded, one to \
                  a byte (IS_SUBBYTE_TYPE_PADDED)",
@@ -218,7 +218,7 @@ impl Tensor {
 
     /// Whether the elements are of a sub-byte type, packed two to a byte.
     fn packed(&self) -> bool {
-        self.shared.dtype.data_type().is_sub_byte()
+        self.shared.dtype.data_type().size_in_bits() < 8
     }
 
     /// The bytes the elements take: all of them compact, packed or not.
