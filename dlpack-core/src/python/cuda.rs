@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::PyBufferError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -15,23 +15,34 @@ use super::import::{settle, take_tensor};
 use super::read::read_tensor_device;
 use crate::ManagedTensor;
 use crate::cuda::cudarc::driver::CudaStream;
-use crate::cuda::{self, CopyMode, StreamArg};
+use crate::cuda::exchange::{self, Own};
+use crate::cuda::{self, CopyMode, CudaError, StreamArg};
 use crate::device::Device;
 use crate::ffi::DLDeviceType;
+use crate::tensor::Flags;
 
-/// [`from_dlpack`](super::from_dlpack) for a consumer that works on `stream`: a tensor that
-/// will be on a `cuda:n` device is asked for with `stream=<stream's handle>`
-/// ([`StreamArg::of`]`(stream).to_python()`: `1` for the legacy default stream, `2` for the
-/// per-thread one), so the producer orders its pending work before whatever you queue on
-/// `stream` afterwards. A copy the consumer side has to make (`copy=True` and the producer did
-/// not copy) runs on `stream` too.
+/// [`from_dlpack`](super::from_dlpack) for a consumer that works on `stream`: the producer of
+/// a tensor in CUDA memory is asked for it with `stream=<stream's handle>`
+/// ([`StreamArg::of`]`(stream).to_python()`), so that it orders its pending work before
+/// whatever you queue on `stream` afterwards, and the copies the consumer side makes run on
+/// `stream` where they can.
 ///
-/// `stream` must be on the device the tensor will be on (`device`, or else what
-/// `obj.__dlpack_device__()` says): another `cuda:n` is a `ValueError`, raised before the
-/// producer is called. For tensors anywhere else (the CPU, `cuda_managed`, `cuda_host`)
-/// `stream` is not passed, and this is [`from_dlpack`](super::from_dlpack): PyTorch passes a
-/// stream only for `kDLCUDA` (and ROCm) tensors too, and `stream=None` means the legacy
-/// default stream to a producer of managed memory.
+/// The stream named follows where the tensor *is* (`obj.__dlpack_device__()`), not `device`:
+///
+/// - a `cuda:n` tensor: `stream` when it is a stream of `cuda:n`, else the legacy default
+///   stream of `cuda:n` (`1`) when a copy to another device follows (made here, complete when
+///   this returns); `stream` of another device than the one the tensor stays on is a
+///   `ValueError`, raised before the producer is called;
+/// - `cuda_managed` and `cuda_host` memory, which every device reads: `stream`;
+/// - a CPU tensor: no stream (a CPU producer refuses one), and a copy to `cuda:n` runs on
+///   `stream` when it is of that device.
+///
+/// Your per-thread default stream is named as the legacy default stream (`1`): PyTorch refuses
+/// `stream=2`, and the per-thread default stream waits for the legacy one by itself. A producer
+/// that cannot say where its tensor is is asked without `stream=`, and `stream` is then made to
+/// wait for the legacy default stream, where such a producer ordered its work. Host reads of
+/// pinned and managed memory (`device="cpu"`, or a host copy) wait for `stream` first
+/// ([`sync_for_host`](crate::cuda::sync_for_host)).
 ///
 /// ```
 /// use dlpack_core::cuda::{self, CudaBuffer, StreamArg};
@@ -42,7 +53,8 @@ use crate::ffi::DLDeviceType;
 /// let Ok(context) = cuda::context(Device::cuda(0)) else {
 ///     return Ok(()); // no CUDA device here
 /// };
-/// let stream = context.new_stream().map_err(dlpack_core::Error::from)?;
+/// let stream = cuda::with_current(&context, || context.new_stream())?;
+/// let stream = stream.map_err(dlpack_core::Error::from)?;
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     // A producer written in Python that records the stream it is asked for.
@@ -73,42 +85,124 @@ pub fn from_dlpack_on_stream(
     import(obj, device, copy, Some(stream))
 }
 
-/// [`from_dlpack`](super::from_dlpack) with feature `cuda`: names `stream` (the legacy default
-/// stream when `None`) to the producer of a `cuda:n` tensor, and makes consumer-side copies of
-/// CUDA memory on it.
+/// [`from_dlpack`](super::from_dlpack) with feature `cuda`: asks as [`exchange::ask`] decides,
+/// with the source's device current around `__dlpack__`, then orders, waits and copies as the
+/// consumer must.
 pub(crate) fn import(
     obj: &Bound<'_, PyAny>,
     device: Option<Device>,
     copy: Option<bool>,
     stream: Option<&Arc<CudaStream>>,
 ) -> PyResult<ManagedTensor> {
-    let target = match device {
-        Some(device) => Target::Known(device),
-        None => producer_device(obj),
+    let py = obj.py();
+    let source = producer_device(obj);
+    let own = stream.map(|stream| Own {
+        device: Device::cuda(i32::try_from(stream.context().ordinal()).unwrap_or(i32::MAX)),
+        arg: StreamArg::of(stream),
+    });
+    let known = match source {
+        Source::Known(device) => Some(device),
+        Source::Capsule | Source::Unknown => None,
     };
-    let arg = match target {
-        Target::Known(target) if target.device_type == DLDeviceType::CUDA => {
-            Some(consumer_stream(target, stream)?.to_python())
-        }
+    let ask = exchange::ask(known, device, copy, own)?;
+    let imported = {
+        // PyTorch exports only tensors of the current device, and records its event on the
+        // current device's stream: the source's, for the call, and the caller's again after.
+        let _current = cuda::context::enter_device(ask.device)?;
+        take_tensor(
+            obj,
+            ask.dl_device,
+            ask.copy,
+            ask.stream.map(StreamArg::to_python),
+        )?
+    };
+    let here = imported.device();
+    if let (None, Some(stream)) = (known, stream) {
+        after_the_legacy_stream(here, stream)?;
+    }
+    // The stream the producer ordered its work before: the caller's, or the legacy default
+    // stream of the device named.
+    let named = match (ask.own || known.is_none(), stream) {
+        (true, Some(stream)) => Some(Arc::clone(stream)),
+        _ if ask.stream.is_some() => cuda::context::legacy_stream(ask.device)?,
         _ => None,
     };
-    let imported = take_tensor(obj, device, copy, arg)?;
-    if let (Target::Unknown, Some(stream)) = (target, stream) {
-        after_the_legacy_stream(&imported, stream)?;
+    if exchange::host_reads(here, device, copy, stream.is_some()) {
+        let named = named.clone();
+        py.detach(move || cuda::sync_for_host(here, named.as_ref()))?;
     }
-    let py = obj.py();
-    let stream = stream.cloned();
-    settle(imported, device, copy, move |tensor, here| {
-        // Memory the host cannot read: copied on its device, on the stream the producer
-        // ordered its work before (the legacy default one when `None`).
-        Ok(py.detach(move || cuda::to_device(tensor, here, CopyMode::Always, stream.as_ref()))?)
-    })
+    if source == Source::Capsule {
+        return settle(imported, device, copy, move |tensor, here| {
+            // Memory the host cannot read: copied on its device, on the stream the producer
+            // ordered its work before (the legacy default one when `None`).
+            Ok(py.detach(move || cuda::to_device(tensor, here, CopyMode::Always, named.as_ref()))?)
+        });
+    }
+    finish(py, imported, device, copy, named, stream.cloned())
+}
+
+/// What the consumer does with what the producer returned: checks `copy=False`, and copies to
+/// `device` (or, for `copy=True` the producer did not honour, where the tensor is, or to the
+/// host for pinned and managed memory) with [`cuda::to_device`]. The copy runs on `named`, the
+/// stream the producer ordered its work before, where the copy may run on it; else on the
+/// legacy default stream of the right device, after the host waited for `named`. A copy from
+/// host memory runs on `preferred`, the caller's stream, where it may.
+fn finish(
+    py: Python<'_>,
+    imported: ManagedTensor,
+    device: Option<Device>,
+    copy: Option<bool>,
+    named: Option<Arc<CudaStream>>,
+    preferred: Option<Arc<CudaStream>>,
+) -> PyResult<ManagedTensor> {
+    let here = imported.device();
+    let copied = imported.flags().contains(Flags::IS_COPIED);
+    let mode = match copy {
+        Some(false) if copied => {
+            return Err(PyBufferError::new_err(
+                "the producer copied the tensor although copy=False was asked",
+            ));
+        }
+        Some(false) => CopyMode::Never,
+        Some(true) if !copied => CopyMode::Always,
+        _ => CopyMode::IfNeeded,
+    };
+    let host_memory = matches!(
+        here.device_type,
+        DLDeviceType::CUDA_HOST | DLDeviceType::CUDA_MANAGED
+    );
+    let target = match device {
+        Some(device) => device,
+        // A copy of memory the host reads in place is a host copy: no device allocates
+        // pinned or managed memory here.
+        None if mode == CopyMode::Always && host_memory => Device::CPU,
+        None => here,
+    };
+    if target == here && mode != CopyMode::Always {
+        return Ok(imported);
+    }
+    Ok(py.detach(move || {
+        let fits = |stream: &Arc<CudaStream>| cuda::copy_stream_fits(stream, here, target);
+        let stream = if here.device_type == DLDeviceType::CPU {
+            preferred.filter(fits)
+        } else {
+            match named {
+                Some(named) if fits(&named) => Some(named),
+                Some(named) => {
+                    cuda::synchronize(&named)?;
+                    None
+                }
+                None => None,
+            }
+        };
+        cuda::to_device(imported, target, mode, stream.as_ref())
+    })?)
 }
 
 /// Where a producer says its tensor is, as far as the consumer can tell before asking for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Target {
-    /// `device=`, or what `__dlpack_device__()` returned.
+enum Source {
+    /// What `__dlpack_device__()` returned.
     Known(Device),
     /// A capsule: whoever made it chose the stream, if any.
     Capsule,
@@ -121,48 +215,42 @@ enum Target {
 /// What `obj.__dlpack_device__()` says, read leniently: a producer that cannot say is asked
 /// without `stream=`, which the standard reads as the legacy default stream, so an error here
 /// must not refuse a tensor that `from_dlpack` takes without feature `cuda`.
-fn producer_device(obj: &Bound<'_, PyAny>) -> Target {
+fn producer_device(obj: &Bound<'_, PyAny>) -> Source {
     if obj.is_instance_of::<PyCapsule>() {
-        return Target::Capsule;
+        return Source::Capsule;
     }
     let py = obj.py();
     let class = obj.get_type();
     let speaks = |name| class.hasattr(name).unwrap_or(false);
     if !speaks(intern!(py, "__dlpack__")) || !speaks(intern!(py, "__dlpack_device__")) {
-        return Target::Unknown;
+        return Source::Unknown;
     }
-    read_tensor_device(obj).map_or(Target::Unknown, Target::Known)
+    read_tensor_device(obj).map_or(Source::Unknown, Source::Known)
 }
 
 /// For a tensor asked for without `stream=` (its producer's device unknown) that turned out to
-/// be on `cuda:n`: the producer ordered its work before the legacy default stream (what no
+/// be in CUDA memory: the producer ordered its work before the legacy default stream (what no
 /// `stream` means), so `stream` is made to wait for that one.
-fn after_the_legacy_stream(tensor: &ManagedTensor, stream: &Arc<CudaStream>) -> PyResult<()> {
-    let device = tensor.device();
-    if device.device_type != DLDeviceType::CUDA {
-        return Ok(());
-    }
-    let consumer = consumer_stream(device, Some(stream))?;
+fn after_the_legacy_stream(here: Device, stream: &Arc<CudaStream>) -> PyResult<()> {
+    let consumer = match here.device_type {
+        DLDeviceType::CUDA => {
+            let ordinal = stream.context().ordinal();
+            if usize::try_from(here.device_id) != Ok(ordinal) {
+                return Err(crate::Error::from(CudaError::WrongStream {
+                    stream: Device::cuda(i32::try_from(ordinal).unwrap_or(i32::MAX)),
+                    device: here,
+                })
+                .into());
+            }
+            StreamArg::of(stream)
+        }
+        DLDeviceType::CUDA_MANAGED | DLDeviceType::CUDA_HOST => StreamArg::of(stream),
+        _ => return Ok(()),
+    };
     let legacy = stream.context().default_stream();
     // SAFETY: `consumer` names `stream`, a live stream we hold, or a default stream.
     unsafe { cuda::sync_for_consumer(&legacy, consumer) }?;
     Ok(())
-}
-
-/// The `stream` argument naming `stream` (the legacy default stream when `None`) for a tensor
-/// that will be on the CUDA device `target`.
-fn consumer_stream(target: Device, stream: Option<&Arc<CudaStream>>) -> PyResult<StreamArg> {
-    let Some(stream) = stream else {
-        return Ok(StreamArg::LegacyDefault);
-    };
-    let ordinal = stream.context().ordinal();
-    if usize::try_from(target.device_id) != Ok(ordinal) {
-        return Err(PyValueError::new_err(format!(
-            "the stream is on cuda:{ordinal}, but the tensor will be on {target}: pass a \
-             stream of {target}"
-        )));
-    }
-    Ok(StreamArg::of(stream))
 }
 
 #[cfg(test)]

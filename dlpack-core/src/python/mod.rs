@@ -174,26 +174,30 @@
 //! capsule: an event recorded on the producer's stream, waited for by the consumer's stream
 //! (never a device-wide synchronisation, and the host does not wait). The values are the array
 //! API standard's: `None` and `1` the legacy default stream, `2` the per-thread default stream,
-//! a larger int a stream handle, `-1` "do not synchronise", `0` refused with a `ValueError`
-//! (ambiguous). On the CPU only `None` and `-1` are accepted, with or without the feature.
+//! a larger int a stream handle, `-1` "do not synchronise", `0` refused with a `ValueError` for
+//! CUDA (ambiguous) and accepted for ROCm (its default stream). On the CPU only `None` and `-1`
+//! are accepted, with or without the feature.
 //!
 //! - **Producer.** `DlpackRequest::cuda_capsule` takes the tensor (any
 //!   [`TensorOwner`](crate::tensor::TensorOwner) in `cuda:n` or `cuda_managed` memory) and
 //!   the stream its pending work is queued on, and does all of it: share or copy (to the CPU
-//!   for `dl_device=(1, 0)`, or on the device for `copy=True`), synchronise, make the capsule.
+//!   for `dl_device=(1, 0)`, or on the device for `copy=True`, queued without blocking the
+//!   host), synchronise, order the release after the consumer's stream, make the capsule.
 //!   `DlpackRequest::sync_for_consumer` is the synchronisation alone, and
 //!   `DlpackRequest::cuda_stream` the parsed argument. They are `unsafe`: a stream handle is
 //!   the consumer's promise (the standard requires a live stream of the tensor's device), which
 //!   the driver cannot check before using it.
-//! - **Consumer.** [`from_dlpack`] asks for a tensor that will be on `cuda:n` with `stream=1`,
-//!   the legacy default stream (what PyTorch passes for its default stream; the standard's
-//!   `None` means the same). `from_dlpack_on_stream` names a stream of yours instead, and makes
-//!   the copies the consumer side has to make on it. The device comes from `device=` or the
-//!   producer's `__dlpack_device__()`. A producer that cannot say where its tensor is (no
-//!   `__dlpack_device__`, or one that fails) is asked without `stream=`, as without the
-//!   feature, and `from_dlpack_on_stream` then makes your stream wait for the legacy default
-//!   stream, where such a producer ordered its work. `cuda_managed` and `cuda_host` tensors
-//!   are asked for without `stream=`, as PyTorch asks for them.
+//! - **Consumer.** [`from_dlpack`] picks the stream from where the tensor *is*
+//!   (`obj.__dlpack_device__()`): `stream=1`, the legacy default stream, for `cuda:n`,
+//!   `cuda_managed` and `cuda_host` tensors (what PyTorch passes for its default stream), none
+//!   for a CPU tensor whatever `device=` asks; it makes the tensor's device current around the
+//!   call (PyTorch exports only tensors of its current device), and when `device=` differs it
+//!   imports the tensor where it is and copies it here. `from_dlpack_on_stream` names a stream
+//!   of yours instead, and makes the consumer's copies on it. A producer that cannot say where
+//!   its tensor is (no `__dlpack_device__`, or one that fails) is asked without `stream=`, as
+//!   without the feature, and `from_dlpack_on_stream` then makes your stream wait for the
+//!   legacy default stream, where such a producer ordered its work. Pinned and managed memory
+//!   read on the host is waited for first.
 //!
 //! A producer object whose memory is on a CUDA stream, shared with every consumer:
 //!

@@ -16,7 +16,7 @@ use super::ints::{Ints, Origin, check_device_pair, repr, type_name};
 #[cfg(feature = "cuda")]
 use crate::cuda::cudarc::driver::CudaStream;
 #[cfg(feature = "cuda")]
-use crate::cuda::{self, CopyMode, StreamArg, Synced};
+use crate::cuda::{self, CopyMode, CudaError, ReleaseAfter, StreamArg, Synced};
 use crate::device::Device;
 use crate::ffi::{DLDeviceType, DLPackVersion};
 #[cfg(feature = "cuda")]
@@ -129,8 +129,9 @@ impl DlpackRequest {
     /// Checks the raw keyword arguments of `__dlpack__`. `None` and a Python `None` both mean
     /// "not given".
     ///
-    /// - `stream`: an int (`TypeError` otherwise), `-1` or more (`ValueError` otherwise; `0` is
-    ///   ambiguous and disallowed by the standard).
+    /// - `stream`: an int (`TypeError` otherwise), `-1` or more (`ValueError` otherwise). `0`
+    ///   is ROCm's default stream and ambiguous for CUDA: [`plan`](Self::plan) decides by the
+    ///   tensor's device.
     /// - `max_version`: a tuple of two non-negative ints `(major, minor)` (a list is a
     ///   `TypeError`, as NumPy has it).
     /// - `dl_device`: a tuple of two ints `(device_type, device_id)` naming a known device type
@@ -154,9 +155,9 @@ impl DlpackRequest {
     ///     let list = pyo3::types::PyList::new(py, [1, 0])?;
     ///     let err = DlpackRequest::new(None, Some(list.as_any()), None, None).unwrap_err();
     ///     assert!(err.is_instance_of::<PyTypeError>(py)); // a list is not a version
-    ///     let zero = 0_i64.into_pyobject(py)?;
-    ///     let err = DlpackRequest::new(Some(zero.as_any()), None, None, None).unwrap_err();
-    ///     assert!(err.is_instance_of::<PyValueError>(py)); // stream=0 is ambiguous
+    ///     let minus_two = (-2_i64).into_pyobject(py)?;
+    ///     let err = DlpackRequest::new(Some(minus_two.as_any()), None, None, None).unwrap_err();
+    ///     assert!(err.is_instance_of::<PyValueError>(py)); // no stream is negative but -1
     ///     let huge = (2, 1_i64 << 31).into_pyobject(py)?;
     ///     let err = DlpackRequest::new(None, None, Some(huge.as_any()), None).unwrap_err();
     ///     assert!(err.to_string().contains("device id 2147483648 is out of range"), "{err}");
@@ -240,10 +241,12 @@ impl DlpackRequest {
     /// - `ValueError` for a `stream` other than `None` or `-1` when `current` has no streams
     ///   (anything but CUDA and ROCm and their host and managed memory): the standard accepts
     ///   only `None` on the CPU, and `-1` ("do not synchronise") asks for nothing a CPU
-    ///   producer would do, so it is accepted too. For CUDA and ROCm tensors every stream
-    ///   value [`new`](Self::new) accepted passes: making the producer's work visible on that
-    ///   stream is the job of the caller, before it returns the capsule (with feature `cuda`,
-    ///   `cuda_capsule` plans, synchronises and makes the capsule in one call).
+    ///   producer would do, so it is accepted too. The standard's values per device: `0` is
+    ///   ambiguous for CUDA tensors (and their pinned and managed memory), and `1` and `2`
+    ///   (CUDA's default streams) are not ROCm streams, where `0` is the default stream. Every
+    ///   other value [`new`](Self::new) accepted passes: making the producer's work visible on
+    ///   that stream is the job of the caller, before it returns the capsule (with feature
+    ///   `cuda`, `cuda_capsule` plans, synchronises and makes the capsule in one call).
     /// - `BufferError` for `dl_device` on another device when `copy=False`, or when
     ///   `can_copy_to` refuses the device; and for `copy=True` when `can_copy_to(current)`
     ///   refuses.
@@ -272,8 +275,13 @@ impl DlpackRequest {
     ///     assert!(err.is_instance_of::<PyValueError>(py));
     ///     let err = request(None, Some(true))?.plan(Device::CPU, false, |_| false).unwrap_err();
     ///     assert!(err.is_instance_of::<PyBufferError>(py));
-    ///     // A CUDA tensor takes every stream `new` accepts: synchronising is the backend's job.
+    ///     // A CUDA tensor takes the standard's CUDA streams: synchronising is the backend's job.
     ///     assert_eq!(request(Some(1), None)?.plan(Device::cuda(0), false, host_only)?, Export::Share);
+    ///     let err = request(Some(0), None)?.plan(Device::cuda(0), false, host_only).unwrap_err();
+    ///     assert!(err.to_string().contains("ambiguous"), "{err}");
+    ///     // ROCm's default stream is 0.
+    ///     assert_eq!(request(Some(0), None)?.plan(Device::rocm(0), false, host_only)?, Export::Share);
+    ///     assert!(request(Some(2), None)?.plan(Device::rocm(0), false, host_only).is_err());
     ///     Ok(())
     /// })?;
     /// # Ok::<(), PyErr>(())
@@ -292,6 +300,27 @@ impl DlpackRequest {
                 "stream={stream} was given for a tensor on {current}, which has no streams: \
                  only stream=None (or -1) is accepted there"
             )));
+        }
+        if let Some(stream) = self.stream {
+            let refused = match current.device_type {
+                DLDeviceType::CUDA | DLDeviceType::CUDA_HOST | DLDeviceType::CUDA_MANAGED
+                    if stream == 0 =>
+                {
+                    Some(
+                        "0 is ambiguous for CUDA; pass 1 for the legacy default stream, 2 for \
+                         the per-thread default stream, or a stream handle",
+                    )
+                }
+                DLDeviceType::ROCM | DLDeviceType::ROCM_HOST if stream == 1 || stream == 2 => {
+                    Some("1 and 2 are CUDA's default streams; ROCm's default stream is 0 (or None)")
+                }
+                _ => None,
+            };
+            if let Some(reason) = refused {
+                return Err(PyValueError::new_err(format!(
+                    "stream={stream} is not allowed for a tensor on {current}: {reason}"
+                )));
+            }
         }
         let target = self.dl_device.unwrap_or(current);
         // (Compared only when asked for: device equality canonicalises ids.)
@@ -407,10 +436,9 @@ impl DlpackRequest {
 impl DlpackRequest {
     /// The `stream` argument read as CUDA reads it ([`StreamArg::from_python`]): `None` and
     /// `1` are the legacy default stream, `2` the per-thread default stream, `-1` asks for no
-    /// synchronisation, anything larger is a stream handle of the consumer's. `0` (ambiguous,
-    /// the standard disallows it) and other negative values are a `ValueError`;
-    /// [`new`](Self::new) refuses them already, so only a request whose field was set by hand
-    /// can get that far.
+    /// synchronisation, anything larger is a stream handle of the consumer's. `0` (ROCm's
+    /// default stream, which the standard calls ambiguous for CUDA) is a `ValueError` here, as
+    /// are negative values other than `-1` (which [`new`](Self::new) refuses already).
     ///
     /// ```
     /// use dlpack_core::cuda::StreamArg;
@@ -427,7 +455,7 @@ impl DlpackRequest {
     ///     assert_eq!(request(2)?.cuda_stream()?, StreamArg::PerThreadDefault);
     ///     assert_eq!(request(-1)?.cuda_stream()?, StreamArg::NoSync);
     ///     assert_eq!(request(0x7f00_1000)?.cuda_stream()?, StreamArg::Handle(0x7f00_1000));
-    ///     let err = request(0).unwrap_err(); // refused by `new`, for every device
+    ///     let err = request(0)?.cuda_stream().unwrap_err(); // ROCm's, ambiguous for CUDA
     ///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
     ///     Ok(())
     /// })?;
@@ -489,22 +517,35 @@ impl DlpackRequest {
     /// consumer asked for (as [`capsule`](Self::capsule) does for host tensors).
     ///
     /// - Shared: the consumer's stream is made to wait for `producer`
-    ///   ([`sync_for_consumer`](Self::sync_for_consumer)) before the capsule is returned.
-    /// - `dl_device=(1, 0)` (the CPU), or a copy asked for (`copy=True`, or read-only data for
-    ///   a legacy consumer): the tensor is copied on `producer` ([`cuda::to_device`]) and the
-    ///   copy, complete when it is returned, is exported flagged `IS_COPIED`. The interpreter
-    ///   is released while the copy runs. Copies go to the CPU or to the tensor's own
-    ///   `cuda:n`; any other `dl_device` is a `BufferError`.
+    ///   ([`sync_for_consumer`](Self::sync_for_consumer)) before the capsule is returned, and
+    ///   the release is ordered after the consumer's stream: when the consumer releases the
+    ///   tensor, `producer` waits for an event recorded then on the consumer's stream before
+    ///   `owner` drops, so an owner that frees in `producer`'s order (a cudarc slice of
+    ///   `producer`, or [`CudaBuffer`](crate::cuda::CudaBuffer)) does not free memory the
+    ///   consumer's queued kernels still read.
+    /// - `copy=True` (or read-only data for a legacy consumer): a copy on the same device,
+    ///   queued on `producer` after its pending work without blocking the host, ordered before
+    ///   the consumer's stream (not at all for `stream=-1`), and exported flagged `IS_COPIED`.
+    ///   The copy keeps `owner` until the copy is released and done.
+    /// - `dl_device=(1, 0)` (the CPU): a host copy made on `producer`, complete when returned
+    ///   (host memory has no stream to order it on). The interpreter is released while it runs.
+    ///   Any other `dl_device` is a `BufferError`.
     ///
-    /// Errors: a `ValueError` for a bad `stream` (see [`cuda_stream`](Self::cuda_stream)),
-    /// a `BufferError` for an owner outside CUDA memory (export it with
-    /// [`capsule`](Self::capsule)) and for what [`plan`](Self::plan) refuses, a
-    /// `RuntimeError` for a failing driver.
+    /// What stays with the consumer: work on streams other than the one it named is its to
+    /// finish before it releases the tensor, and with `stream=-1` all of it.
+    ///
+    /// Errors: a `ValueError` for a bad `stream` (see [`cuda_stream`](Self::cuda_stream)) and
+    /// for a `producer` of another device than a `cuda:n` tensor's, a `BufferError` for an
+    /// owner outside CUDA memory (export it with [`capsule`](Self::capsule)) and for what
+    /// [`plan`](Self::plan) refuses, a `RuntimeError` for a failing driver. The context current
+    /// on the calling thread before the call is current after it.
     ///
     /// # Safety
     ///
-    /// As for [`sync_for_consumer`](Self::sync_for_consumer): a stream handle in the request
-    /// is a live CUDA stream on the tensor's device.
+    /// A stream handle in the request is a live CUDA stream on the tensor's device, as for
+    /// [`sync_for_consumer`](Self::sync_for_consumer), and still is when the consumer releases
+    /// the tensor: the release records on it. (PyTorch's streams live as long as the process;
+    /// a CuPy `Stream` is the consumer's to keep alive while arrays imported on it live.)
     ///
     /// ```
     /// use dlpack_core::cuda::{self, CudaBuffer};
@@ -517,7 +558,8 @@ impl DlpackRequest {
     /// let Ok(context) = cuda::context(Device::cuda(0)) else {
     ///     return Ok(()); // no CUDA device here
     /// };
-    /// let stream = context.new_stream().map_err(dlpack_core::Error::from)?;
+    /// let stream = cuda::with_current(&context, || context.new_stream())?;
+    /// let stream = stream.map_err(dlpack_core::Error::from)?;
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
     ///     // `__dlpack__(stream=1, max_version=(1, 3))`, as PyTorch calls it.
@@ -544,26 +586,37 @@ impl DlpackRequest {
     pub unsafe fn cuda_capsule<'py, O: TensorOwner>(
         &self,
         py: Python<'py>,
-        owner: O,
+        mut owner: O,
         producer: &Arc<CudaStream>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let tensor = ManagedTensor::from_owner(owner).map_err(buffer_error)?;
-        let read_only = tensor.flags().contains(Flags::READ_ONLY);
-        let (export, consumer) = self.cuda_plan(tensor.device(), read_only)?;
+        let (device, read_only) = {
+            let parts = owner.describe();
+            (parts.device(), parts.flags().contains(Flags::READ_ONLY))
+        };
+        let (export, consumer) = self.cuda_plan(device, read_only)?;
+        check_producer(device, producer)?;
         let tensor = match export {
             Export::Share => {
                 // SAFETY: a handle in `consumer` is a live stream on the tensor's device (our
                 // contract).
                 unsafe { cuda::sync_for_consumer(producer, consumer) }?;
-                tensor
+                let owner = ReleaseAfter::new(owner, Arc::clone(producer), consumer);
+                ManagedTensor::from_owner(owner).map_err(buffer_error)?
             }
-            Export::Copy(target) => {
-                // On the producer's stream, after its pending work; complete when it returns,
-                // so the consumer may use the copy on any stream.
+            Export::Copy(target) if target == Device::CPU => {
+                let tensor = ManagedTensor::from_owner(owner).map_err(buffer_error)?;
+                // On the producer's stream, after its pending work; complete when it returns.
                 let producer = Arc::clone(producer);
                 py.detach(move || {
                     cuda::to_device(tensor, target, CopyMode::Always, Some(&producer))
                 })?
+            }
+            Export::Copy(_) => {
+                let tensor = ManagedTensor::from_owner(owner).map_err(buffer_error)?;
+                let copy = cuda::copy_queued(tensor, producer, consumer)?;
+                // SAFETY: as above.
+                unsafe { cuda::sync_for_consumer(producer, consumer) }?;
+                copy
             }
         };
         self.tensor_capsule(py, tensor)
@@ -571,8 +624,7 @@ impl DlpackRequest {
 
     /// What [`cuda_capsule`](Self::cuda_capsule) does for a tensor on `current`: share or copy
     /// (as [`plan`](Self::plan) decides, with copies to the CPU or to `current` itself), and
-    /// the consumer's stream. Needs no driver, so the stream-rule tests of `python/cuda`
-    /// call it directly.
+    /// the consumer's stream. Needs no driver.
     pub(crate) fn cuda_plan(
         &self,
         current: Device,
@@ -596,6 +648,21 @@ impl DlpackRequest {
     }
 }
 
+#[cfg(feature = "cuda")]
+/// Refuses a producer stream of another device than the `cuda:n` tensor it orders.
+fn check_producer(device: Device, producer: &CudaStream) -> Result<(), crate::Error> {
+    let ordinal = producer.context().ordinal();
+    if device.device_type == DLDeviceType::CUDA && usize::try_from(device.device_id) != Ok(ordinal)
+    {
+        return Err(CudaError::WrongStream {
+            stream: Device::cuda(i32::try_from(ordinal).unwrap_or(i32::MAX)),
+            device,
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// An argument that was given: not left out, and not `None`.
 fn given<'a, 'py>(arg: Option<&'a Bound<'py, PyAny>>) -> Option<&'a Bound<'py, PyAny>> {
     arg.filter(|arg| !arg.is_none())
@@ -613,7 +680,8 @@ fn has_streams(device: Device) -> bool {
     )
 }
 
-/// Checks a `stream` argument: an int of -1 or more other than 0.
+/// Checks a `stream` argument: an int of -1 or more (whether the device has that stream is
+/// [`DlpackRequest::plan`]'s to decide).
 fn parse_stream(stream: &Bound<'_, PyAny>) -> PyResult<i64> {
     if stream.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(format!(
@@ -635,10 +703,11 @@ fn parse_stream(stream: &Bound<'_, PyAny>) -> PyResult<i64> {
             i64::MAX
         ))
     })?;
-    if value < -1 || value == 0 {
+    if value < -1 {
         return Err(PyValueError::new_err(format!(
             "stream={value} is not a stream: expected None, -1 (no synchronisation) or a \
-             positive int (1 and 2 are CUDA's legacy and per-thread default streams)"
+             non-negative int (1 and 2 are CUDA's legacy and per-thread default streams, 0 \
+             ROCm's default stream)"
         )));
     }
     Ok(value)

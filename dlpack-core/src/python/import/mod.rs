@@ -35,12 +35,12 @@ use crate::tensor::ManagedTensor;
 /// - `copy=False`: a producer that copied anyway is a `BufferError`.
 ///
 /// `stream`: without feature `cuda` it is left out of the call, and the tensor is read on the
-/// host, where there are no streams. With feature `cuda`, a tensor that will be in CUDA memory
-/// (`device`, or else what `obj.__dlpack_device__()` says, is `cuda:n` or `cuda_managed`) is
-/// asked for with `stream=1`, the legacy default stream, as PyTorch asks for it: the producer
-/// makes its pending work visible there before it returns. Use `from_dlpack_on_stream` to
-/// name another stream (see the module documentation, "CUDA tensors and streams"). CPU
-/// tensors are asked for exactly as without the feature.
+/// host, where there are no streams. With feature `cuda`, a tensor in CUDA memory (what
+/// `obj.__dlpack_device__()` says is `cuda:n`, `cuda_managed` or `cuda_host`) is asked for with
+/// `stream=1`, the legacy default stream, as PyTorch asks for it, with its device current
+/// during the call; when `device=` names another device, the tensor is imported where it is and
+/// copied here. Use `from_dlpack_on_stream` to name another stream (see the module
+/// documentation, "CUDA tensors and streams"). CPU tensors are asked for without a stream.
 ///
 /// ```
 /// use dlpack_core::python::{from_dlpack, versioned_capsule};
