@@ -12,8 +12,7 @@ use pyo3::types::{PyBool, PyCapsule, PyInt};
 
 use super::capsule::{legacy_capsule, versioned_capsule};
 use super::error::buffer_error;
-use super::ints::{Ints, Origin, repr, type_name};
-use super::read::check_device_pair;
+use super::ints::{Ints, Origin, check_device_pair, repr, type_name};
 #[cfg(feature = "cuda")]
 use crate::cuda::cudarc::driver::CudaStream;
 #[cfg(feature = "cuda")]
