@@ -367,7 +367,7 @@ impl DlpackRequest {
     ///
     /// ```
     /// use dlpack_core::python::{DlpackRequest, LEGACY, VERSIONED, capsule_tensor};
-    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    /// use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
     /// use pyo3::prelude::*;
     ///
     /// /// Four bytes, read-only when `frozen`.
@@ -377,7 +377,7 @@ impl DlpackRequest {
     /// unsafe impl TensorOwner for Bytes {
     ///     fn describe(&mut self) -> TensorParts<'_> {
     ///         let parts = TensorParts::host(self.data.as_mut_ptr(), &self.shape[..]);
-    ///         if self.frozen { parts.read_only() } else { parts }
+    ///         if self.frozen { parts.with_flags(Flags::READ_ONLY) } else { parts }
     ///     }
     /// }
     /// let bytes = |frozen| Bytes { data: vec![1, 2, 3, 4], shape: [4], frozen };

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use super::describe::{Describe, Shaped};
 use super::error::TensorError;
-use super::export::{self, Describe, Shaped};
+use super::export;
 use super::flags::Flags;
 use super::legacy::LegacyManagedTensor;
 use super::owned::ManagedTensor;

@@ -3,8 +3,9 @@
 use core::fmt;
 use core::ptr::NonNull;
 
+use super::describe::{ByOwner, Reexport, Shaped};
 use super::error::TensorError;
-use super::export::{self, ByOwner, Reexport, Shaped};
+use super::export;
 use super::flags::Flags;
 use super::owned::ManagedTensor;
 use super::owner::TensorOwner;

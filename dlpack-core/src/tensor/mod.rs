@@ -139,6 +139,7 @@
 
 mod checked;
 mod describe;
+mod dims;
 mod error;
 mod exchange;
 mod export;
@@ -159,13 +160,14 @@ mod view_mut;
 mod tests;
 
 pub use checked::CheckedLayout;
+pub use dims::Dims;
 pub use error::TensorError;
 pub use exchange::{FromDlpackTensor, ToDlpackTensor};
 pub use flags::Flags;
 pub use iter::{Iter, IterMut};
 pub use legacy::LegacyManagedTensor;
 pub use owned::ManagedTensor;
-pub use owner::{Dims, TensorOwner, TensorParts};
+pub use owner::{TensorOwner, TensorParts};
 pub use view::TensorView;
 pub use view_mut::TensorViewMut;
 

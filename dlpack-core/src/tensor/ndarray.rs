@@ -243,7 +243,7 @@ unsafe impl<A: Element, D: Dimension + 'static> TensorOwner for ArcArray<A, D> {
     fn describe(&mut self) -> TensorParts<'_> {
         TensorParts::host(self.as_ptr().cast_mut(), self.shape())
             .with_strides(self.strides())
-            .read_only()
+            .with_flags(Flags::READ_ONLY)
     }
 }
 

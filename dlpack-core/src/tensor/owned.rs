@@ -4,8 +4,9 @@ use core::fmt;
 use core::ptr::NonNull;
 use std::sync::Arc;
 
+use super::describe::{ByOwner, Reexport, Shaped};
 use super::error::TensorError;
-use super::export::{self, ByOwner, Reexport, Shaped};
+use super::export;
 use super::flags::Flags;
 use super::legacy::LegacyManagedTensor;
 use super::owner::TensorOwner;
@@ -134,7 +135,10 @@ impl ManagedTensor {
         owner: O,
         flags: Flags,
     ) -> Result<Self, Error> {
-        Ok(Self(export::export(owner, &export::Flagged(flags))?))
+        Ok(Self(export::export(
+            owner,
+            &super::describe::Flagged(flags),
+        )?))
     }
 
     /// Takes ownership of a managed tensor from a producer (a `dltensor_versioned` capsule, a

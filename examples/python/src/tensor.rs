@@ -362,7 +362,7 @@ impl Tensor {
 
     #[getter]
     fn ndim(&self) -> usize {
-        self.shared.layout.ndim()
+        self.shared.layout.shape().len()
     }
 
     #[getter]

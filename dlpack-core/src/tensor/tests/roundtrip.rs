@@ -250,7 +250,7 @@ fn non_cpu_exports_and_views() {
             TensorParts::new(ptr, Device::cuda(1), DataType::BF16, &[4_usize, 8])
                 .with_strides(&[1_i64, 4])
                 .with_byte_offset(512)
-                .read_only()
+                .with_flags(Flags::READ_ONLY)
         }
     }
     let mut tensor = ManagedTensor::from_owner(OnGpu).unwrap();
