@@ -407,10 +407,9 @@ impl DlpackRequest {
         if self.versioned() {
             versioned_capsule(py, ManagedTensor::from_owner(owner).map_err(buffer_error)?)
         } else {
-            legacy_capsule(
-                py,
-                LegacyManagedTensor::from_owner(owner).map_err(buffer_error)?,
-            )
+            // One allocation, as for the versioned capsule (`into_legacy` would add one).
+            let tensor = LegacyManagedTensor::export_owner(owner);
+            legacy_capsule(py, tensor.map_err(|err| buffer_error(err.into()))?)
         }
     }
 

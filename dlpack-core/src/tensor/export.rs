@@ -186,7 +186,11 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
         let managed = owned.get();
         // SAFETY: shape and strides point into the allocation, which lives as long as `owned`.
         let checked = unsafe {
-            super::validate::layout(managed.dl_tensor(), managed.flags(), managed.strides_rule())
+            super::validate::layout(
+                managed.dl_tensor(),
+                managed.flags(),
+                super::raw::strides_rule(managed),
+            )
         };
         debug_assert!(
             checked.is_ok(),

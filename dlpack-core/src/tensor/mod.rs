@@ -1,7 +1,8 @@
 //! Tensor exchange: owned DLPack tensors, validated views, zero-copy export.
 //!
-//! - [`ManagedTensor`] (`DLManagedTensorVersioned`) and [`LegacyManagedTensor`]
-//!   (`DLManagedTensor`) own a tensor and call its deleter exactly once.
+//! - [`ManagedTensor`] owns a tensor and calls its deleter exactly once. It is generic over the
+//!   two C structs ([`Abi`]): `ManagedTensor` is the versioned `DLManagedTensorVersioned`,
+//!   [`LegacyManagedTensor`] the legacy `DLManagedTensor`, and both read alike.
 //! - [`TensorView`] and [`TensorViewMut`] borrow one after validation, and give typed access:
 //!   [`as_slice`](TensorView::as_slice) for compact tensors, [`iter`](TensorView::iter) for any
 //!   strides, and with feature `ndarray`, `ArrayViewD`/`ArrayViewMutD`.
@@ -137,6 +138,17 @@
 //! export `READ_ONLY`; copies export `IS_COPIED`. A legacy export refuses what the legacy struct
 //! cannot say (`READ_ONLY`, padded sub-byte types) rather than lose it.
 
+// The files, each using only those above it (`.ci/check-cycles.py` holds them to it):
+// - `flags`, `error`, `validate`: the flags word, the refusals, the import rules on raw values.
+// - `dims`, `owner`, `checked`: what an export describes (`Dims`, `TensorParts`,
+//   `TensorOwner`) and a description checked once (`CheckedLayout`).
+// - `raw`, `describe`, `export`: the two C structs (`Abi`, `Owned`), how each source describes
+//   itself, and the one-allocation export.
+// - `iter`, `host`, `view`, `view_mut`: the two views of a validated tensor.
+// - `owned`, `legacy`: `ManagedTensor` over either struct.
+// - `exchange`, `ndarray`: `from_dlpack`'s tensor side and the `ndarray` interop.
+// Internals return `TensorError`; only public functions, the API boundary, convert it to the
+// crate's `Error`, so no file below the views depends on `crate::error`.
 mod checked;
 mod describe;
 mod dims;
@@ -168,6 +180,7 @@ pub use iter::{Iter, IterMut};
 pub use legacy::LegacyManagedTensor;
 pub use owned::ManagedTensor;
 pub use owner::{TensorOwner, TensorParts};
+pub use raw::Abi;
 pub use view::TensorView;
 pub use view_mut::TensorViewMut;
 

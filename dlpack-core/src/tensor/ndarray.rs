@@ -261,7 +261,10 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for Array<A, D> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        ManagedTensor::from_owner_flagged(self.to_owned(), Flags::IS_COPIED)
+        Ok(ManagedTensor::from_owner_flagged(
+            self.to_owned(),
+            Flags::IS_COPIED,
+        )?)
     }
 }
 
@@ -278,7 +281,10 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArrayView<'_, A, D> 
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        ManagedTensor::from_owner_flagged(self.to_owned(), Flags::IS_COPIED)
+        Ok(ManagedTensor::from_owner_flagged(
+            self.to_owned(),
+            Flags::IS_COPIED,
+        )?)
     }
 }
 
