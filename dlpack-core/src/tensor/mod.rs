@@ -3,7 +3,8 @@
 //! - [`ManagedTensor`] owns a tensor and calls its deleter exactly once. It is generic over the
 //!   two C structs ([`Abi`]): `ManagedTensor` is the versioned `DLManagedTensorVersioned`,
 //!   [`LegacyManagedTensor`] the legacy `DLManagedTensor`, and both read alike.
-//! - [`TensorView`] and [`TensorViewMut`] borrow one after validation, and give typed access:
+//! - [`TensorView`] and [`TensorViewMut`] borrow one after validation. Both dereference to the
+//!   same [`TensorMeta`] (shape, strides, data type, device, flags), and give typed access:
 //!   [`as_slice`](TensorView::as_slice) for compact tensors, [`iter`](TensorView::iter) for any
 //!   strides, and with feature `ndarray`, `ArrayViewD`/`ArrayViewMutD`.
 //! - [`TensorOwner`] is what an export keeps alive; `Vec`, `Box<[T]>`, `Arc<[T]>` and `ndarray`
@@ -144,7 +145,7 @@
 //   `TensorOwner`) and a description checked once (`CheckedLayout`).
 // - `raw`, `describe`, `export`: the two C structs (`Abi`, `Owned`), how each source describes
 //   itself, and the one-allocation export.
-// - `iter`, `host`, `view`, `view_mut`: the two views of a validated tensor.
+// - `iter`, `host`, `meta`, `view`, `view_mut`: validated metadata and the two views on it.
 // - `owned`, `legacy`: `ManagedTensor` over either struct.
 // - `exchange`, `ndarray`: `from_dlpack`'s tensor side and the `ndarray` interop.
 // Internals return `TensorError`; only public functions, the API boundary, convert it to the
@@ -159,6 +160,7 @@ mod flags;
 mod host;
 mod iter;
 mod legacy;
+mod meta;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 mod owned;
@@ -178,6 +180,7 @@ pub use exchange::{FromDlpackTensor, ToDlpackTensor};
 pub use flags::Flags;
 pub use iter::{Iter, IterMut};
 pub use legacy::LegacyManagedTensor;
+pub use meta::TensorMeta;
 pub use owned::ManagedTensor;
 pub use owner::{TensorOwner, TensorParts};
 pub use raw::Abi;

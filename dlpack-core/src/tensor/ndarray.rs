@@ -31,6 +31,7 @@ use super::error::TensorError;
 use super::exchange::{FromDlpackTensor, ToDlpackTensor};
 use super::flags::Flags;
 use super::host::{Walk, check_align, check_bools};
+use super::meta::TensorMeta;
 use super::owned::ManagedTensor;
 use super::owner::{TensorOwner, TensorParts};
 use super::validate;
@@ -50,7 +51,7 @@ struct Raw {
 }
 
 /// The checks of typed access (no contiguity needed) and the view's raw parts.
-fn raw_parts<T: Element>(view: &TensorView<'_>) -> Result<Raw, TensorError> {
+fn raw_parts<T: Element>(view: &TensorMeta<'_>) -> Result<Raw, TensorError> {
     view.check_type::<T>()?;
     let layout = view.layout();
     let shape: Vec<usize> = layout.shape.iter().map(|&d| d as usize).collect();
@@ -150,7 +151,7 @@ impl<'a> TensorViewMut<'a> {
     pub fn as_array_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>, Error> {
         // SAFETY: the memory is exclusively ours for 'a (constructor's contract) and lent out
         // for the borrow of `self`.
-        unsafe { array_mut(self.inner()) }
+        unsafe { array_mut(self) }
     }
 
     /// A mutable `ndarray` view for the whole lifetime.
@@ -167,7 +168,7 @@ impl<'a> TensorViewMut<'a> {
     /// ```
     pub fn into_array_mut<T: Element>(self) -> Result<ArrayViewMutD<'a, T>, Error> {
         // SAFETY: as `as_array_mut`, for 'a: `self` is consumed.
-        unsafe { array_mut(self.inner()) }
+        unsafe { array_mut(&self) }
     }
 }
 
@@ -176,7 +177,7 @@ impl<'a> TensorViewMut<'a> {
 /// # Safety
 ///
 /// The memory is writable and accessed by nobody else for `'b`.
-unsafe fn array_mut<'b, T: Element>(view: &TensorView<'_>) -> Result<ArrayViewMutD<'b, T>, Error> {
+unsafe fn array_mut<'b, T: Element>(view: &TensorMeta<'_>) -> Result<ArrayViewMutD<'b, T>, Error> {
     let layout = view.layout();
     if validate::overlaps(layout.shape, &layout.strides, layout.count) {
         return Err(TensorError::Overlapping {

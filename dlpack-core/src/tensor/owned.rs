@@ -9,6 +9,7 @@ use super::describe::{ByOwner, Reexport, Shaped};
 use super::error::TensorError;
 use super::export;
 use super::flags::Flags;
+use super::meta::TensorMeta;
 use super::owner::TensorOwner;
 use super::raw::{self, Abi, Owned};
 use super::view::TensorView;
@@ -372,19 +373,28 @@ impl<M: Abi> ManagedTensor<M> {
     /// ```
     #[inline]
     pub fn view_mut(&mut self) -> Result<TensorViewMut<'_>, Error> {
-        let m = self.0.get();
+        let meta = self.meta()?;
         // SAFETY: as for `validated`; `&mut self` makes the access exclusive on our side, and
         // `from_raw`'s contract excludes other writers.
-        Ok(unsafe { TensorViewMut::new(m.dl_tensor(), m.flags(), raw::strides_rule(m))? })
+        Ok(unsafe { TensorViewMut::from_meta(meta)? })
     }
 
     /// [`view`](Self::view), with the reason of a refusal as it is.
     #[inline]
     pub(crate) fn validated(&self) -> Result<TensorView<'_>, TensorError> {
+        let meta = self.meta()?;
+        // SAFETY: `from_raw`'s contract (or our own export) keeps the data valid and unchanged
+        // while `self` lives, which bounds the view's lifetime.
+        Ok(unsafe { TensorView::from_meta(meta) })
+    }
+
+    /// The validated metadata.
+    #[inline]
+    fn meta(&self) -> Result<TensorMeta<'_>, TensorError> {
         let m = self.0.get();
-        // SAFETY: `from_raw`'s contract (or our own export) keeps the metadata and data valid
-        // and unchanged while `self` lives, which bounds the view's lifetime.
-        unsafe { TensorView::new(m.dl_tensor(), m.flags(), raw::strides_rule(m)) }
+        // SAFETY: `from_raw`'s contract (or our own export) keeps the shape and strides valid
+        // and unchanged while `self` lives.
+        unsafe { TensorMeta::new(m.dl_tensor(), m.flags(), raw::strides_rule(m)) }
     }
 
     /// Re-exports as the other ABI's struct without copying: the new tensor owns this one,

@@ -380,6 +380,15 @@ fn debug_output() {
         format!("{legacy:?}"),
         "LegacyManagedTensor { dtype: DataType(uint8), device: Device(cpu), shape: [2], strides: [1] }"
     );
+    // Both views show the metadata they share, under their own name.
+    let mut tensor = legacy.into_versioned().unwrap();
+    let fields = "dtype: DataType(uint8), device: Device(cpu), shape: [2], strides: [1], byte_offset: 0, flags: Flags(empty), ..";
+    let view = tensor.view().unwrap();
+    assert_eq!(format!("{view:?}"), format!("TensorView {{ {fields} }}"));
+    assert_eq!(format!("{:?}", *view), format!("TensorMeta {{ {fields} }}"));
+    drop(view);
+    let view = tensor.view_mut().unwrap();
+    assert_eq!(format!("{view:?}"), format!("TensorViewMut {{ {fields} }}"));
     let mut f = Foreign::of(&[0_u8], &[-1]);
     f.flags = 1;
     let (tensor, _) = f.import();
