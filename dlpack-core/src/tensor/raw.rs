@@ -128,6 +128,7 @@ impl sealed::Managed for DLManagedTensorVersioned {
     }
 
     /// A major version other than 1 means a layout this crate cannot read.
+    #[inline]
     unsafe fn refuse_unreadable(ptr: NonNull<Self>) -> Result<(), TensorError> {
         // SAFETY: the caller hands over a valid struct. Field reads through the raw pointer
         // make no reference: `version` and `deleter` sit where every major version keeps them
@@ -179,6 +180,7 @@ impl sealed::Managed for DLManagedTensor {
     }
 
     /// The legacy struct has no version: every one is read as it is.
+    #[inline]
     unsafe fn refuse_unreadable(_: NonNull<Self>) -> Result<(), TensorError> {
         Ok(())
     }
