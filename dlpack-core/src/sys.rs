@@ -10,8 +10,8 @@
 //! |-------------------------------------|-------------------------|--------------------------------------|
 //! | [`Device`] (= [`ffi::DLDevice`])     | `DLDevice`              | `From` both ways                     |
 //! | [`DataType`] (= [`ffi::DLDataType`]) | `DLDataType`            | `From` both ways                     |
-//! | [`ffi::DLTensor`]                   | `DLTensor`              | `From` both ways, and reference views |
-//! | [`ffi::DLManagedTensor`]            | `DLManagedTensor`       | reference views and pointer casts    |
+//! | [`ffi::DLTensor`]                   | `DLTensor`              | `From` both ways, `AsRef`/`AsMut` both ways |
+//! | [`ffi::DLManagedTensor`]            | `DLManagedTensor`       | `AsRef`/`AsMut` both ways, `.cast()` of pointers |
 //!
 //! Values are carried bit for bit and never checked: a device type or code that neither crate
 //! knows crosses unchanged (`dlpack_sys` spells `DLDeviceType` as a C `unsigned int`, so device
@@ -36,11 +36,24 @@
 //! assert_eq!(Device::from(theirs), Device::cuda(1));
 //! assert_eq!(dlpack_sys::DLDataType::from(DataType::BF16).code, 4);
 //!
-//! // A legacy managed tensor from a dlpack-sys producer, used through our types in place.
+//! // A legacy managed tensor from a dlpack-sys producer, used through our types in place,
+//! // and back: `AsRef`/`AsMut` view one struct as its twin without moving it.
 //! let mut producer = dlpack_sys::DLManagedTensor::default();
 //! producer.dl_tensor.ndim = 2;
-//! let ours: &ffi::DLManagedTensor = ffi::DLManagedTensor::from_sys(&producer);
-//! assert_eq!(ours.dl_tensor.ndim, 2);
+//! let ours: &mut ffi::DLManagedTensor = producer.as_mut();
+//! ours.dl_tensor.ndim += 1;
+//! let theirs: &dlpack_sys::DLManagedTensor = ours.as_ref();
+//! assert_eq!(theirs.dl_tensor.ndim, 3);
+//! let tensor: &ffi::DLTensor = producer.dl_tensor.as_ref();
+//! assert_eq!(tensor.ndim, 3);
+//!
+//! // A pointer is the same address under either type: `cast()` it. There is no by-value
+//! // conversion for managed tensors: the deleter frees the struct at its own address, so a
+//! // moved copy must never be handed out.
+//! let raw: *mut dlpack_sys::DLManagedTensor = &raw mut producer;
+//! let ours: *mut ffi::DLManagedTensor = raw.cast();
+//! // SAFETY: `ours` points to `producer`, alive, with an identical layout.
+//! assert_eq!(unsafe { (*ours).dl_tensor.ndim }, 3);
 //! ```
 
 use core::mem::{align_of, offset_of, size_of};
@@ -180,7 +193,9 @@ impl From<ffi::DLTensor> for dlpack_sys::DLTensor {
     }
 }
 
-/// Reference views between a struct of ours and its `dlpack_sys` twin.
+/// Reference views between a struct of ours and its `dlpack_sys` twin, both ways, as
+/// `AsRef`/`AsMut` (trait impls rather than named methods: a view is all they do, and the
+/// reader already knows the two traits).
 ///
 /// Sound for these pairs because (1) the layouts are identical (asserted above), (2) every
 /// field is a plain integer, raw pointer or optional function pointer whose every bit pattern
@@ -189,119 +204,33 @@ impl From<ffi::DLTensor> for dlpack_sys::DLTensor {
 /// are ABI-compatible with each other, so a deleter written for either struct may be called
 /// through the other's type.
 macro_rules! views {
-    ($ours:ty, $theirs:ty, $name:literal, $ndim:literal) => {
-        impl $ours {
-            #[doc = concat!("This ", $name, " as a `dlpack_sys::", $name, "`, in place.")]
-            #[doc = views!(@example $name, $ndim)]
+    ($a:ty => $b:ty) => {
+        /// The same struct seen as its twin, in place: see the [module docs](self).
+        impl AsRef<$b> for $a {
             #[inline]
-            pub fn as_sys(&self) -> &$theirs {
+            fn as_ref(&self) -> &$b {
                 // SAFETY: identical layout and compatible field validity (see `views!`); the
                 // lifetime and mutability are those of `self`.
-                unsafe { &*(self as *const Self).cast::<$theirs>() }
+                unsafe { &*(self as *const Self).cast::<$b>() }
             }
+        }
 
-            #[doc = concat!("This ", $name, " as a mutable `dlpack_sys::", $name, "`, in place.")]
-            #[doc = views!(@example $name, $ndim)]
+        /// The same struct seen as its twin, in place: see the [module docs](self).
+        impl AsMut<$b> for $a {
             #[inline]
-            pub fn as_sys_mut(&mut self) -> &mut $theirs {
-                // SAFETY: as in `as_sys`; whatever is written through the view is valid for
+            fn as_mut(&mut self) -> &mut $b {
+                // SAFETY: as in `as_ref`; whatever is written through the view is valid for
                 // `Self` too, since every bit pattern valid there is valid here.
-                unsafe { &mut *(self as *mut Self).cast::<$theirs>() }
-            }
-
-            #[doc = concat!("A `dlpack_sys::", $name, "` as ours, in place.")]
-            #[doc = views!(@example $name, $ndim)]
-            #[inline]
-            pub fn from_sys(sys: &$theirs) -> &Self {
-                // SAFETY: identical layout and compatible field validity (see `views!`).
-                unsafe { &*(sys as *const $theirs).cast::<Self>() }
-            }
-
-            #[doc = concat!("A mutable `dlpack_sys::", $name, "` as ours, in place.")]
-            #[doc = views!(@example $name, $ndim)]
-            #[inline]
-            pub fn from_sys_mut(sys: &mut $theirs) -> &mut Self {
-                // SAFETY: as in `from_sys`; writes through the view stay valid for the twin.
-                unsafe { &mut *(sys as *mut $theirs).cast::<Self>() }
+                unsafe { &mut *(self as *mut Self).cast::<$b>() }
             }
         }
     };
-    (@example $name:literal, $ndim:literal) => {
-        concat!(
-            "\n```\n",
-            "use dlpack_core::ffi::",
-            $name,
-            ";\n",
-            "let mut theirs = dlpack_sys::",
-            $name,
-            "::default();\n",
-            "let ours: &mut ",
-            $name,
-            " = ",
-            $name,
-            "::from_sys_mut(&mut theirs);\n",
-            "ours.",
-            $ndim,
-            " = 2;\n",
-            "ours.as_sys_mut().",
-            $ndim,
-            " += 1;\n",
-            "assert_eq!(",
-            $name,
-            "::from_sys(&theirs).as_sys().",
-            $ndim,
-            ", 3);\n",
-            "```",
-        )
-    };
 }
 
-views!(ffi::DLTensor, dlpack_sys::DLTensor, "DLTensor", "ndim");
-views!(
-    ffi::DLManagedTensor,
-    dlpack_sys::DLManagedTensor,
-    "DLManagedTensor",
-    "dl_tensor.ndim"
-);
-
-impl ffi::DLManagedTensor {
-    /// The pointer a `dlpack_sys` consumer expects, for a managed tensor of ours: the same
-    /// address, retyped. Ownership is unchanged; whoever calls the deleter through either type
-    /// calls the producer's deleter with the address it expects.
-    ///
-    /// There is no by-value conversion for managed tensors: the deleter frees the struct at its
-    /// own address, so a moved copy must never be handed out.
-    ///
-    /// ```
-    /// use dlpack_core::ffi::DLManagedTensor;
-    /// use std::ptr;
-    ///
-    /// let raw: *mut DLManagedTensor = ptr::null_mut(); // e.g. from a producer
-    /// let sys: *mut dlpack_sys::DLManagedTensor = DLManagedTensor::as_sys_ptr(raw);
-    /// assert_eq!(DLManagedTensor::from_sys_ptr(sys), raw);
-    /// ```
-    #[inline]
-    pub const fn as_sys_ptr(ptr: *mut Self) -> *mut dlpack_sys::DLManagedTensor {
-        ptr.cast()
-    }
-
-    /// A `dlpack_sys` managed tensor pointer as ours: the same address, retyped. See
-    /// [`as_sys_ptr`](Self::as_sys_ptr).
-    ///
-    /// ```
-    /// use dlpack_core::ffi::DLManagedTensor;
-    ///
-    /// let mut theirs = dlpack_sys::DLManagedTensor::default();
-    /// theirs.dl_tensor.ndim = 3;
-    /// let ours = DLManagedTensor::from_sys_ptr(&raw mut theirs);
-    /// // SAFETY: `ours` points to `theirs`, alive, with an identical layout.
-    /// assert_eq!(unsafe { (*ours).dl_tensor.ndim }, 3);
-    /// ```
-    #[inline]
-    pub const fn from_sys_ptr(ptr: *mut dlpack_sys::DLManagedTensor) -> *mut Self {
-        ptr.cast()
-    }
-}
+views!(ffi::DLTensor => dlpack_sys::DLTensor);
+views!(dlpack_sys::DLTensor => ffi::DLTensor);
+views!(ffi::DLManagedTensor => dlpack_sys::DLManagedTensor);
+views!(dlpack_sys::DLManagedTensor => ffi::DLManagedTensor);
 
 #[cfg(test)]
 mod tests {
@@ -425,13 +354,16 @@ mod tests {
         );
 
         let mut ours = ours;
-        ours.as_sys_mut().ndim = 1;
+        AsMut::<dlpack_sys::DLTensor>::as_mut(&mut ours).ndim = 1;
         assert_eq!(ours.ndim, 1);
-        assert_eq!(ours.as_sys().dtype.code, 2);
+        assert_eq!(AsRef::<dlpack_sys::DLTensor>::as_ref(&ours).dtype.code, 2);
         let mut theirs = theirs;
-        ffi::DLTensor::from_sys_mut(&mut theirs).device = Device::cuda(2);
+        AsMut::<ffi::DLTensor>::as_mut(&mut theirs).device = Device::cuda(2);
         assert_eq!(theirs.device.device_id, 2);
-        assert_eq!(ffi::DLTensor::from_sys(&theirs).device, Device::cuda(2));
+        assert_eq!(
+            AsRef::<ffi::DLTensor>::as_ref(&theirs).device,
+            Device::cuda(2)
+        );
     }
 
     /// A deleter written against dlpack-sys's type, as a dlpack-sys producer would write it.
@@ -454,7 +386,7 @@ mod tests {
             deleter: Some(sys_deleter),
             ..Default::default()
         };
-        let ours = ffi::DLManagedTensor::from_sys_ptr(&raw mut theirs);
+        let ours: *mut ffi::DLManagedTensor = (&raw mut theirs).cast();
         // SAFETY: `ours` points to `theirs`, alive and valid as our type (identical layout).
         unsafe {
             let deleter = (*ours).deleter.unwrap();
@@ -466,7 +398,7 @@ mod tests {
             manager_ctx: (&raw mut calls).cast(),
             deleter: Some(our_deleter),
         };
-        let theirs = ffi::DLManagedTensor::as_sys_ptr(&raw mut ours);
+        let theirs: *mut dlpack_sys::DLManagedTensor = (&raw mut ours).cast();
         // SAFETY: `theirs` points to `ours`, alive and valid as the dlpack-sys type.
         unsafe {
             let deleter = (*theirs).deleter.unwrap();

@@ -74,7 +74,7 @@ fn gpu_python_the_consumer_stream_waits_for_the_capsules_producer() {
 
             let request = request(
                 py,
-                Some(StreamArg::of(consumer).to_python()),
+                Some(i128::from(StreamArg::of(consumer))),
                 Some((1, 3)),
                 None,
                 None,
@@ -191,7 +191,7 @@ fn gpu_python_the_consumer_names_its_stream() {
         // The per-thread default stream is named as the legacy one: PyTorch refuses 2, and the
         // per-thread stream waits for the legacy stream by itself.
         for (stream, expected) in [
-            (Some(&ours), StreamArg::of(&ours).to_python()),
+            (Some(&ours), i128::from(StreamArg::of(&ours))),
             (Some(&context.default_stream()), 1),
             (Some(&context.per_thread_stream()), 1),
             (None, 1),
@@ -386,7 +386,7 @@ fn gpu_python_a_producer_copy_neither_blocks_nor_races() {
         // (it would wait for the gate forever: the gate opens on drop only after this returns).
         let copy = request(
             py,
-            Some(StreamArg::of(&consumer).to_python()),
+            Some(i128::from(StreamArg::of(&consumer))),
             Some((1, 3)),
             None,
             Some(true),

@@ -12,8 +12,8 @@ use crate::ffi::DLDeviceType;
 /// ```
 /// use dlpack_core::cuda::CopyMode;
 ///
-/// assert_eq!(CopyMode::from_python(None), CopyMode::IfNeeded);
-/// assert_eq!(CopyMode::from_python(Some(false)), CopyMode::Never);
+/// assert_eq!(CopyMode::from(None), CopyMode::IfNeeded);
+/// assert_eq!(CopyMode::from(Some(false)), CopyMode::Never);
 /// assert_eq!(CopyMode::from(Some(true)), CopyMode::Always);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -31,7 +31,7 @@ pub enum CopyMode {
 ///
 /// ```
 /// use dlpack_core::cuda::CopyMode;
-/// assert_eq!(CopyMode::default(), CopyMode::from_python(None));
+/// assert_eq!(CopyMode::default(), CopyMode::from(None));
 /// ```
 impl Default for CopyMode {
     fn default() -> Self {
@@ -39,47 +39,39 @@ impl Default for CopyMode {
     }
 }
 
-impl CopyMode {
-    /// From the Python-level `copy` argument.
-    ///
-    /// ```
-    /// use dlpack_core::cuda::CopyMode;
-    /// assert_eq!(CopyMode::from_python(Some(false)), CopyMode::Never);
-    /// ```
-    pub const fn from_python(copy: Option<bool>) -> Self {
+/// From the Python-level `copy` argument: `None` is [`IfNeeded`](CopyMode::IfNeeded),
+/// `False` [`Never`](CopyMode::Never), `True` [`Always`](CopyMode::Always).
+///
+/// ```
+/// use dlpack_core::cuda::CopyMode;
+/// let copy: CopyMode = Some(true).into();
+/// assert_eq!(copy, CopyMode::Always);
+/// assert_eq!(CopyMode::from(None), CopyMode::IfNeeded);
+/// ```
+impl From<Option<bool>> for CopyMode {
+    fn from(copy: Option<bool>) -> Self {
         match copy {
             None => Self::IfNeeded,
             Some(false) => Self::Never,
             Some(true) => Self::Always,
         }
     }
-
-    /// Back to the Python-level value.
-    ///
-    /// ```
-    /// use dlpack_core::cuda::CopyMode;
-    /// assert_eq!(CopyMode::Always.to_python(), Some(true));
-    /// assert_eq!(CopyMode::IfNeeded.to_python(), None);
-    /// ```
-    pub const fn to_python(self) -> Option<bool> {
-        match self {
-            Self::IfNeeded => None,
-            Self::Never => Some(false),
-            Self::Always => Some(true),
-        }
-    }
 }
 
-/// [`CopyMode::from_python`].
+/// Back to the Python-level `copy` argument.
 ///
 /// ```
 /// use dlpack_core::cuda::CopyMode;
-/// let copy: CopyMode = Some(true).into();
-/// assert_eq!(copy, CopyMode::Always);
+/// assert_eq!(Option::<bool>::from(CopyMode::Always), Some(true));
+/// assert_eq!(Option::<bool>::from(CopyMode::IfNeeded), None);
 /// ```
-impl From<Option<bool>> for CopyMode {
-    fn from(copy: Option<bool>) -> Self {
-        Self::from_python(copy)
+impl From<CopyMode> for Option<bool> {
+    fn from(copy: CopyMode) -> Self {
+        match copy {
+            CopyMode::IfNeeded => None,
+            CopyMode::Never => Some(false),
+            CopyMode::Always => Some(true),
+        }
     }
 }
 

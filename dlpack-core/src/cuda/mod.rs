@@ -29,7 +29,7 @@
 //! let buffer = CudaBuffer::from_host(&stream, &[1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
 //! // The consumer calls `__dlpack__(stream=1)`: it works on the legacy default stream, which
 //! // must wait for the upload queued on `stream`.
-//! let consumer = StreamArg::from_python(Some(1))?;
+//! let consumer = StreamArg::try_from(Some(1))?;
 //! // SAFETY: the legacy default stream is not a handle the driver has to trust.
 //! unsafe { cuda::sync_for_consumer(buffer.stream(), consumer) }?;
 //! let exported: ManagedTensor = buffer.into_dlpack()?;
@@ -71,7 +71,7 @@
 //!   synchronisation, `0` refused: ROCm's default, ambiguous for CUDA), and
 //!   [`sync_for_consumer`] is what the producer does with it: an event recorded on the
 //!   producer's stream that the consumer's stream waits for, never a device-wide
-//!   synchronisation. A consumer passes [`StreamArg::of`]`(&its_stream).to_python()` to the
+//!   synchronisation. A consumer passes `i128::from(`[`StreamArg::of`]`(&its_stream))` to the
 //!   producer's `__dlpack__`.
 //! - Contexts: [`with_current`] runs cudarc calls of yours without leaving a context bound.
 //!

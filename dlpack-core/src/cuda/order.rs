@@ -119,7 +119,7 @@ pub enum Synced {
 /// };
 /// let producer = cuda::with_current(&context, || context.new_stream())??;
 /// // A consumer calls `__dlpack__(stream=1)`:
-/// let consumer = StreamArg::from_python(Some(1))?;
+/// let consumer = StreamArg::try_from(Some(1))?;
 /// // SAFETY: the legacy default stream needs no promise.
 /// let done = unsafe { cuda::sync_for_consumer(&producer, consumer) }?;
 /// assert_eq!(done, Synced::Waited);

@@ -30,18 +30,18 @@ use crate::error::Error;
 /// ```
 /// use dlpack_core::cuda::StreamArg;
 ///
-/// assert_eq!(StreamArg::from_python(None)?, StreamArg::LegacyDefault);
-/// assert_eq!(StreamArg::from_python(Some(1))?, StreamArg::LegacyDefault);
-/// assert_eq!(StreamArg::from_python(Some(2))?, StreamArg::PerThreadDefault);
-/// assert_eq!(StreamArg::from_python(Some(-1))?, StreamArg::NoSync);
-/// assert_eq!(StreamArg::from_python(Some(0x5581_2000))?, StreamArg::Handle(0x5581_2000));
+/// assert_eq!(StreamArg::try_from(None)?, StreamArg::LegacyDefault);
+/// assert_eq!(StreamArg::try_from(Some(1))?, StreamArg::LegacyDefault);
+/// assert_eq!(StreamArg::try_from(Some(2))?, StreamArg::PerThreadDefault);
+/// assert_eq!(StreamArg::try_from(Some(-1))?, StreamArg::NoSync);
+/// assert_eq!(StreamArg::try_from(Some(0x5581_2000))?, StreamArg::Handle(0x5581_2000));
 /// assert_eq!(
-///     StreamArg::from_python(Some(0)).unwrap_err().to_string(),
+///     StreamArg::try_from(Some(0)).unwrap_err().to_string(),
 ///     "stream=0 is not allowed for a CUDA tensor: 0 is ambiguous; pass 1 for the legacy \
 ///      default stream, 2 for the per-thread default stream, or a stream handle"
 /// );
 /// // What a consumer passes to `__dlpack__`:
-/// assert_eq!(StreamArg::PerThreadDefault.to_python(), 2);
+/// assert_eq!(i128::from(StreamArg::PerThreadDefault), 2);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,7 +64,7 @@ pub enum StreamArg {
 ///
 /// ```
 /// use dlpack_core::cuda::StreamArg;
-/// assert_eq!(StreamArg::default(), StreamArg::from_python(None)?);
+/// assert_eq!(StreamArg::default(), StreamArg::try_from(None)?);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 impl Default for StreamArg {
@@ -73,24 +73,26 @@ impl Default for StreamArg {
     }
 }
 
-impl StreamArg {
-    /// Parses the Python-level `stream` argument of `__dlpack__` for a CUDA tensor.
-    ///
-    /// Refuses `0` (the standard calls it ambiguous), negative values other than `-1`, and
-    /// handles that do not fit in a pointer, with a
-    /// [`CudaError::InvalidStream`] that says what is allowed.
-    ///
-    /// ```
-    /// use dlpack_core::{Error, cuda::{CudaError, StreamArg}};
-    ///
-    /// assert_eq!(StreamArg::from_python(Some(2))?, StreamArg::PerThreadDefault);
-    /// assert!(matches!(
-    ///     StreamArg::from_python(Some(-3)),
-    ///     Err(Error::Cuda(CudaError::InvalidStream { stream: -3, .. }))
-    /// ));
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn from_python(stream: Option<i128>) -> Result<Self, Error> {
+/// Parses the Python-level `stream` argument of `__dlpack__` for a CUDA tensor.
+///
+/// Refuses `0` (the standard calls it ambiguous), negative values other than `-1`, and
+/// handles that do not fit in a pointer, with a
+/// [`CudaError::InvalidStream`] that says what is allowed.
+///
+/// ```
+/// use dlpack_core::{Error, cuda::{CudaError, StreamArg}};
+///
+/// assert_eq!(StreamArg::try_from(Some(2))?, StreamArg::PerThreadDefault);
+/// assert!(matches!(
+///     StreamArg::try_from(Some(-3)),
+///     Err(Error::Cuda(CudaError::InvalidStream { stream: -3, .. }))
+/// ));
+/// # Ok::<(), Error>(())
+/// ```
+impl TryFrom<Option<i128>> for StreamArg {
+    type Error = Error;
+
+    fn try_from(stream: Option<i128>) -> Result<Self, Error> {
         let Some(value) = stream else {
             return Ok(Self::LegacyDefault);
         };
@@ -119,27 +121,31 @@ impl StreamArg {
             },
         }
     }
+}
 
-    /// The Python-level integer a consumer passes to `__dlpack__(stream=…)`: `1`, `2`, the
-    /// handle, or `-1`. [`from_python`](Self::from_python) reads it back as the same value
-    /// (a `Handle` of 0, 1 or 2 comes back as the default stream it denotes).
-    ///
-    /// ```
-    /// use dlpack_core::cuda::StreamArg;
-    ///
-    /// assert_eq!(StreamArg::LegacyDefault.to_python(), 1);
-    /// assert_eq!(StreamArg::NoSync.to_python(), -1);
-    /// assert_eq!(StreamArg::Handle(0x7f00_2000).to_python(), 0x7f00_2000);
-    /// ```
-    pub fn to_python(self) -> i128 {
-        match self.normalized() {
-            Self::LegacyDefault => LEGACY as i128,
-            Self::PerThreadDefault => PER_THREAD as i128,
-            Self::Handle(handle) => handle as i128,
-            Self::NoSync => -1,
+/// The Python-level integer a consumer passes to `__dlpack__(stream=…)`: `1`, `2`, the
+/// handle, or `-1`. `StreamArg::try_from` reads it back as the same value (a `Handle` of 0, 1
+/// or 2 comes back as the default stream it denotes).
+///
+/// ```
+/// use dlpack_core::cuda::StreamArg;
+///
+/// assert_eq!(i128::from(StreamArg::LegacyDefault), 1);
+/// assert_eq!(i128::from(StreamArg::NoSync), -1);
+/// assert_eq!(i128::from(StreamArg::Handle(0x7f00_2000)), 0x7f00_2000);
+/// ```
+impl From<StreamArg> for i128 {
+    fn from(arg: StreamArg) -> Self {
+        match arg.normalized() {
+            StreamArg::LegacyDefault => LEGACY as i128,
+            StreamArg::PerThreadDefault => PER_THREAD as i128,
+            StreamArg::Handle(handle) => handle as i128,
+            StreamArg::NoSync => -1,
         }
     }
+}
 
+impl StreamArg {
     /// The argument naming `stream`: what a consumer that works on `stream` passes to the
     /// producer's `__dlpack__`.
     ///
@@ -203,7 +209,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn reason(stream: i128) -> &'static str {
-        match StreamArg::from_python(Some(stream)) {
+        match StreamArg::try_from(Some(stream)) {
             Err(Error::Cuda(CudaError::InvalidStream { stream: s, reason })) => {
                 assert_eq!(s, stream);
                 reason
@@ -214,17 +220,14 @@ mod tests {
 
     #[test]
     fn the_standard_values() {
-        assert_eq!(StreamArg::from_python(None), Ok(StreamArg::LegacyDefault));
+        assert_eq!(StreamArg::try_from(None), Ok(StreamArg::LegacyDefault));
+        assert_eq!(StreamArg::try_from(Some(1)), Ok(StreamArg::LegacyDefault));
         assert_eq!(
-            StreamArg::from_python(Some(1)),
-            Ok(StreamArg::LegacyDefault)
-        );
-        assert_eq!(
-            StreamArg::from_python(Some(2)),
+            StreamArg::try_from(Some(2)),
             Ok(StreamArg::PerThreadDefault)
         );
-        assert_eq!(StreamArg::from_python(Some(-1)), Ok(StreamArg::NoSync));
-        assert_eq!(StreamArg::from_python(Some(3)), Ok(StreamArg::Handle(3)));
+        assert_eq!(StreamArg::try_from(Some(-1)), Ok(StreamArg::NoSync));
+        assert_eq!(StreamArg::try_from(Some(3)), Ok(StreamArg::Handle(3)));
         assert_eq!(StreamArg::default(), StreamArg::LegacyDefault);
     }
 
@@ -240,14 +243,14 @@ mod tests {
             "the stream handle does not fit in a pointer"
         );
         assert_eq!(
-            StreamArg::from_python(Some(usize::MAX as i128)),
+            StreamArg::try_from(Some(usize::MAX as i128)),
             Ok(StreamArg::Handle(usize::MAX))
         );
     }
 
     #[test]
     fn messages_name_the_value() {
-        let err = StreamArg::from_python(Some(-7)).unwrap_err().to_string();
+        let err = StreamArg::try_from(Some(-7)).unwrap_err().to_string();
         assert!(
             err.starts_with("stream=-7 is not allowed for a CUDA tensor: expected None, -1"),
             "{err}"
@@ -265,18 +268,18 @@ mod tests {
         assert_eq!(StreamArg::Handle(3).normalized(), StreamArg::Handle(3));
         assert_eq!(StreamArg::Handle(0).raw(), Some(1));
         assert_eq!(StreamArg::NoSync.raw(), None);
-        assert_eq!(StreamArg::LegacyDefault.to_python(), 1);
-        assert_eq!(StreamArg::Handle(0).to_python(), 1);
-        assert_eq!(StreamArg::NoSync.to_python(), -1);
+        assert_eq!(i128::from(StreamArg::LegacyDefault), 1);
+        assert_eq!(i128::from(StreamArg::Handle(0)), 1);
+        assert_eq!(i128::from(StreamArg::NoSync), -1);
     }
 
     proptest! {
         #[test]
         fn python_round_trip(stream in prop_oneof![-3i128..8, any::<i128>(), 0..=usize::MAX as i128]) {
-            match StreamArg::from_python(Some(stream)) {
+            match StreamArg::try_from(Some(stream)) {
                 Ok(arg) => {
-                    prop_assert_eq!(arg.to_python(), stream);
-                    prop_assert_eq!(StreamArg::from_python(Some(arg.to_python())), Ok(arg));
+                    prop_assert_eq!(i128::from(arg), stream);
+                    prop_assert_eq!(StreamArg::try_from(Some(i128::from(arg))), Ok(arg));
                 }
                 Err(_) => prop_assert!(
                     stream == 0 || stream < -1 || stream > usize::MAX as i128
@@ -287,7 +290,7 @@ mod tests {
         #[test]
         fn every_handle_round_trips(handle in any::<usize>()) {
             let arg = StreamArg::Handle(handle);
-            prop_assert_eq!(StreamArg::from_python(Some(arg.to_python())), Ok(arg.normalized()));
+            prop_assert_eq!(StreamArg::try_from(Some(i128::from(arg))), Ok(arg.normalized()));
         }
     }
 }

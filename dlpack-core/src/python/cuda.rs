@@ -23,7 +23,7 @@ use crate::tensor::Flags;
 
 /// [`from_dlpack`](super::from_dlpack) for a consumer that works on `stream`: the producer of
 /// a tensor in CUDA memory is asked for it with `stream=<stream's handle>`
-/// ([`StreamArg::of`]`(stream).to_python()`), so that it orders its pending work before
+/// (`i128::from(`[`StreamArg::of`]`(stream))`), so that it orders its pending work before
 /// whatever you queue on `stream` afterwards, and the copies the consumer side makes run on
 /// `stream` where they can.
 ///
@@ -71,7 +71,7 @@ use crate::tensor::Flags;
 ///     let tensor = from_dlpack_on_stream(&producer, None, None, &stream)?;
 ///     assert_eq!(tensor.device(), Device::cuda(0));
 ///     let asked: i128 = producer.getattr("stream")?.extract()?;
-///     assert_eq!(asked, StreamArg::of(&stream).to_python());
+///     assert_eq!(asked, i128::from(StreamArg::of(&stream)));
 ///     Ok(())
 /// })?;
 /// # Ok::<(), PyErr>(())
@@ -109,12 +109,7 @@ pub(crate) fn import(
         // PyTorch exports only tensors of the current device, and records its event on the
         // current device's stream: the source's, for the call, and the caller's again after.
         let _current = cuda::context::enter_device(ask.device)?;
-        take_tensor(
-            obj,
-            ask.dl_device,
-            ask.copy,
-            ask.stream.map(StreamArg::to_python),
-        )?
+        take_tensor(obj, ask.dl_device, ask.copy, ask.stream.map(i128::from))?
     };
     let here = imported.device();
     if let (None, Some(stream)) = (known, stream) {

@@ -433,7 +433,7 @@ impl DlpackRequest {
 /// [`python`](super), section "CUDA tensors and streams".
 #[cfg(feature = "cuda")]
 impl DlpackRequest {
-    /// The `stream` argument read as CUDA reads it ([`StreamArg::from_python`]): `None` and
+    /// The `stream` argument read as CUDA reads it (`StreamArg::try_from`): `None` and
     /// `1` are the legacy default stream, `2` the per-thread default stream, `-1` asks for no
     /// synchronisation, anything larger is a stream handle of the consumer's. `0` (ROCm's
     /// default stream, which the standard calls ambiguous for CUDA) is a `ValueError` here, as
@@ -461,7 +461,7 @@ impl DlpackRequest {
     /// # Ok::<(), PyErr>(())
     /// ```
     pub fn cuda_stream(&self) -> PyResult<StreamArg> {
-        Ok(StreamArg::from_python(self.stream.map(i128::from))?)
+        Ok(StreamArg::try_from(self.stream.map(i128::from))?)
     }
 
     /// The producer side of `__dlpack__(stream=…)` for a tensor whose pending work is queued
