@@ -26,6 +26,10 @@ What needs an example:
 
       cargo +nightly rustdoc -q -p dlpack-derive -- -Z unstable-options --output-format json
 
+One example may cover a type and its trivial items: an inherent method taking only `self`
+whose name the type's own example calls (`.shape(`), or an associated constant it names
+(`::READ_ONLY`), needs no example of its own. Anything taking arguments needs its own.
+
 What is skipped, and why:
 
 - impls that rustdoc makes up (auto traits: `is_synthetic`) and blanket impls (`impl<T>
@@ -75,6 +79,28 @@ STD_TRAITS_WITH_EXAMPLES = {
 
 def has_example(item):
     return bool(item.get("docs")) and "```" in item["docs"]
+
+
+def code_of(docs):
+    """The text of the fenced code blocks of `docs`."""
+    return "".join((docs or "").split("```")[1::2])
+
+
+def covered_by_owner(owner, item):
+    """Whether the example of the type that defines `item` shows it, for a trivial item: an
+    accessor taking only `self` (used as `.name(` there) or an associated constant (named as
+    `::NAME` there). The issue's rule: one example may cover a type and its trivial accessors."""
+    if owner is None or not has_example(owner):
+        return False
+    code = code_of(owner.get("docs"))
+    kind = next(iter(item["inner"]))
+    name = item.get("name") or ""
+    if kind == "function":
+        inputs = item["inner"]["function"]["sig"]["inputs"]
+        return len(inputs) == 1 and inputs[0][0] == "self" and f".{name}(" in code
+    if kind == "assoc_const":
+        return f"::{name}" in code
+    return False
 
 
 def type_name(ty):
@@ -171,12 +197,13 @@ def main(path):
 
     counted = {}
 
-    def record(item, what):
-        (have if has_example(item) else missing).append(what)
+    def record(item, what, owner=None):
+        shown = has_example(item) or covered_by_owner(owner, item)
+        (have if shown else missing).append(what)
         if not what.startswith("impl "):
             counted.setdefault(kind(item), set()).add(what)
 
-    def walk(item_id, parent, in_trait=False):
+    def walk(item_id, parent, in_trait=False, owner=None):
         if item_id in seen or str(item_id) not in index:
             return
         seen.add(item_id)
@@ -220,13 +247,13 @@ def main(path):
                 for child in inner.get("implementations", []):
                     walk(child, name)
             for child in inner.get("impls", []):
-                walk(child, name)
+                walk(child, name, owner=item)
         elif k == "impl":
             trait = inner.get("trait")
             if trait is None:
                 if not inner.get("is_synthetic") and not inner.get("blanket_impl"):
                     for child in inner["items"]:
-                        walk(child, parent)
+                        walk(child, parent, owner=owner)
             elif impl_needs_example(crate, item, inner):
                 trait_name = trait["path"].split("::")[-1]
                 args = (trait.get("args") or {}).get("angle_bracketed", {}).get("args", [])
@@ -240,7 +267,7 @@ def main(path):
                 else:
                     record(item, what)
         else:
-            record(item, name)
+            record(item, name, owner)
 
     walk(crate.doc["root"], "")
     print(f"{len(have)} public items have a doc example, {len(missing)} do not")

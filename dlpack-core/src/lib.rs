@@ -63,6 +63,38 @@
 //! - `sys` (feature `dlpack-sys`): zero-cost conversions to and from the `dlpack-sys` types.
 //! - `cuda` (feature `cuda`): CUDA devices, streams and tensors.
 //!
+//! # Layers
+//!
+//! Each file uses only the ones below it, and CI holds the crate to it (`.ci/check-cycles.py`
+//! fails on an import cycle between two files): [`ffi`] (the C structs and codes, depending on
+//! nothing) → the value types ([`DataType`], [`Device`], [`set`], [`Error`]) → the traits and
+//! `from_dlpack` → [`tensor`] → `python` and `cuda`. Internals return their own reasons
+//! ([`TensorError`](tensor::TensorError), the grammar's errors); the public functions convert
+//! them to [`Error`].
+//!
+//! # Removed in this version, and what replaces each
+//!
+//! One way to do each thing; `CHANGELOG.md` gives the reasons.
+//!
+//! | removed | use instead |
+//! |---|---|
+//! | `from_dlpack::<T, _, _>(&x)`, `FromDlpack<Src, K>`, `dlpack_core::kind` | `from_dlpack::<T>(&x)`, `FromDlpack<Src>` |
+//! | `LegacyManagedTensor::{from_vec, from_boxed, from_owner}` | `ManagedTensor::from_*(…)?.into_legacy()` ([`LegacyManagedTensor`] is `ManagedTensor<DLManagedTensor>`) |
+//! | `ManagedTensor::version()` | `as_raw().version` |
+//! | `TensorViewMut::{as_slice, iter, to_vec}` | `view_mut.view().as_slice()` (both views deref to [`TensorMeta`](tensor::TensorMeta)) |
+//! | `TensorView::to_managed_tensor` | [`ToDlpackTensor::to_dlpack_tensor`](tensor::ToDlpackTensor) |
+//! | `TensorParts`' getters, `read_only()` | `with_flags(Flags::READ_ONLY)`; the export reads the parts |
+//! | `CheckedLayout::{ndim, len, is_empty, dtype, flags}` | `shape().len()`; the owner knows the rest |
+//! | `Flags::{insert, remove, union, intersection, difference, KNOWN}`, `u64::from(flags)` | `\|`, `\|=`, `&`, `-`, `bits()` |
+//! | `DataTypeSet`/`DeviceSet::{as_slice, first_missing_from}`, `DeviceSet::covers` | `iter()`, `is_subset` |
+//! | `DLDataTypeCode::is_known`, `DLDeviceType::is_known` | `name().is_some()` |
+//! | `DataType::{is_sub_byte, has_fixed_width}`, `Device::is_indexed` | `size_in_bits() < 8`; `Display` |
+//! | `python::{read_data_type, read_device, extract_data_type, extract_device}` | `DataTypeLike` / `DeviceLike` |
+//! | `python::{data_type_tuple, device_tuple, MAX_VERSION}`, `PyDataType::{of, get}`, `PyDevice::{of, get}` | `PyResult<(u8, u8, u16)>` returns, `From` both ways, [`ffi::DLPackVersion::CURRENT`] |
+//! | `ffi::DLTensor`/`DLManagedTensor::{as_sys, as_sys_mut, from_sys, from_sys_mut, as_sys_ptr, from_sys_ptr}` | `AsRef`/`AsMut` both ways; `ptr.cast()` |
+//! | `cuda::CopyMode::{from_python, to_python}`, `cuda::StreamArg::{from_python, to_python}` | `From`/`TryFrom` between them and `Option<bool>` / `Option<i128>`, `i128` |
+//! | `dlpack_grammar`'s tuples and `code`/`device_type` modules | its named structs; the [`ffi`] constants |
+//!
 //! # Features
 //!
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
