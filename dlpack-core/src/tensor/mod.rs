@@ -115,7 +115,23 @@
 //!   any). `bool` data is checked to hold only bytes 0 and 1, since any other byte read as a
 //!   Rust `bool` would be undefined behaviour and not every producer normalises;
 //! - a mutable view refuses `READ_ONLY`, and mutable strided access refuses strides that reach
-//!   an element from two indices.
+//!   an element from two indices (see below).
+//!
+//! # Mutable strided access
+//!
+//! [`iter_mut`](TensorViewMut::iter_mut) hands out one `&mut` per index, so it needs every
+//! index to reach a different element. That is decided exactly: a zero stride or two equal
+//! strides overlap; strides that *nest* (sorted by size, each steps past everything the
+//! smaller ones reach) are disjoint at once; and the rest, such as shape `[3, 2]` with strides
+//! `[2, 3]` (offsets 0, 3, 2, 5, 4, 7), go to an exact integer search of at most 2^20 steps,
+//! which decides any layout of up to 16 384 elements, any with two interleaved axes, and most
+//! others. A layout the search cannot decide within its bound is refused with
+//! [`TensorError::OverlapUndecided`], which says so; read it, or copy it. Negative strides are
+//! decided as their mirror images.
+//!
+//! A mutable `ndarray` view (feature `ndarray`) needs more: `ndarray` requires the strides of
+//! a mutable view to nest (its constructor asserts it), so a disjoint layout that does not nest
+//! is refused there with [`TensorError::NotNested`], and `iter_mut` still takes it.
 //!
 //! # Threads
 //!
@@ -148,6 +164,7 @@ mod iter;
 mod legacy;
 #[cfg(feature = "ndarray")]
 mod ndarray;
+mod overlap;
 mod owned;
 mod owner;
 mod raw;

@@ -30,10 +30,9 @@ use ndarray::{
 use super::error::TensorError;
 use super::exchange::{FromDlpackTensor, ToDlpackTensor};
 use super::flags::Flags;
-use super::host::{Walk, check_align, check_bools};
+use super::host::{Walk, check_align, check_bools, check_nested};
 use super::owned::ManagedTensor;
 use super::owner::{TensorOwner, TensorParts};
-use super::validate;
 use super::view::TensorView;
 use super::view_mut::TensorViewMut;
 use crate::element::Element;
@@ -136,7 +135,10 @@ impl<'a> TensorView<'a> {
 
 impl<'a> TensorViewMut<'a> {
     /// A mutable `ndarray` view of the elements for as long as this view is borrowed, for any
-    /// strides that reach each element once (negative ones included).
+    /// strides that nest (negative ones included), as `ndarray` requires of mutable views:
+    /// sorted by size, each stride steps past everything the smaller ones reach. A disjoint
+    /// layout that does not nest is refused with [`TensorError::NotNested`], and
+    /// [`iter_mut`](TensorViewMut::iter_mut) takes it.
     ///
     /// ```
     /// use dlpack_core::ManagedTensor;
@@ -178,13 +180,7 @@ impl<'a> TensorViewMut<'a> {
 /// The memory is writable and accessed by nobody else for `'b`.
 unsafe fn array_mut<'b, T: Element>(view: &TensorView<'_>) -> Result<ArrayViewMutD<'b, T>, Error> {
     let layout = view.layout();
-    if validate::overlaps(layout.shape, &layout.strides, layout.count) {
-        return Err(TensorError::Overlapping {
-            shape: layout.shape.into(),
-            strides: layout.strides.as_ref().into(),
-        }
-        .into());
-    }
+    check_nested(layout.shape, &layout.strides)?;
     let raw = raw_parts::<T>(view)?;
     // SAFETY: as in `as_array`, and every index reaches a distinct element (no overlap),
     // writable and exclusively ours for 'b (the caller's contract).
