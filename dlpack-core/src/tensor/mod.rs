@@ -151,7 +151,8 @@
 //! import rules above before the tensor is handed out; an owner that exports the same layout
 //! many times can validate it once, as a [`CheckedLayout`], and describe itself with it. Shared owners (`Arc<[T]>`, `ArcArray`)
 //! export `READ_ONLY`; copies export `IS_COPIED`. A legacy export refuses what the legacy struct
-//! cannot say (`READ_ONLY`, padded sub-byte types) rather than lose it.
+//! cannot say (`READ_ONLY`, padded sub-byte types, flag bits DLPack 1.3 does not define)
+//! rather than lose it.
 
 mod checked;
 mod describe;

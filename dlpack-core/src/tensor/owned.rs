@@ -314,8 +314,9 @@ impl ManagedTensor {
 
     /// Re-exports as a legacy `DLManagedTensor` (for a consumer that asked for
     /// `max_version < 1.0`) without copying: the legacy tensor owns this one. Refuses a tensor
-    /// the legacy struct cannot describe faithfully (`READ_ONLY`, a padded sub-byte type), and
-    /// on any error this tensor is released. `IS_COPIED` is dropped.
+    /// the legacy struct cannot describe faithfully (`READ_ONLY`, a padded sub-byte type, flag
+    /// bits DLPack 1.3 does not define), and on any error this tensor is released.
+    /// `IS_COPIED` is dropped.
     ///
     /// ```
     /// use dlpack_core::ManagedTensor;

@@ -12,6 +12,7 @@ mod false_refusals;
 mod malformed;
 #[cfg(feature = "ndarray")]
 mod ndarray;
+mod pinned;
 mod prop;
 mod prop_export;
 mod release;
