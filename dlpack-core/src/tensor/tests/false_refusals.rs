@@ -167,3 +167,26 @@ fn ndarray_mutable_views_need_nesting_and_say_so() {
         Err(Error::Tensor(TensorError::Overlapping { .. }))
     ));
 }
+
+/// Found by the two-way property test: `ndarray`'s constructors from a pointer assert bounds
+/// (in debug builds) that empty arrays of some shapes fail, whatever strides they are given.
+#[cfg(feature = "ndarray")]
+#[test]
+fn empty_ndarray_views_of_any_shape() {
+    for shape in [[1_i64 << 62, 0], [2, 0], [0, 2], [i64::MAX, 0]] {
+        let (t, released) = Foreign::bytes(&[], DataType::U32, &shape).import();
+        let mut t = t.unwrap();
+        let expected = [shape[0] as usize, shape[1] as usize];
+        assert_eq!(
+            t.view().unwrap().as_array::<u32>().unwrap().shape(),
+            expected
+        );
+        let mut view = t.view_mut().unwrap();
+        let mut array = view.as_array_mut::<u32>().unwrap();
+        assert_eq!(array.shape(), expected);
+        assert_eq!(array.iter_mut().count(), 0);
+        drop(view);
+        drop(t);
+        assert_eq!(released.get(), 1);
+    }
+}
