@@ -480,8 +480,8 @@ mod tests {
 
     #[test]
     fn agrees_with_enumeration_on_small_layouts() {
-        // Every layout of rank up to 3 (2 under Miri) with extents 1..4 and strides -6..6.
-        let max_rank = if cfg!(miri) { 2 } else { 3 };
+        // Every layout of rank up to 3 (1 under Miri) with extents 1..4 and strides -6..6.
+        let max_rank = if cfg!(miri) { 1 } else { 3 };
         let mut checked = 0_usize;
         for rank in 0..=max_rank {
             for code in 0..52_usize.pow(rank) {
