@@ -24,7 +24,7 @@ mod oracle;
 #[path = "../../dlpack-core/src/tensor/tests/exercise.rs"]
 mod exercise;
 
-use exercise::Case;
+use exercise::{Case, DEVICES, INVALID_DTYPES, OTHER_DTYPES, RUST_DTYPES, rearranged};
 use oracle::{Header, Misaligned};
 
 /// Bytes of memory behind a fuzzed data pointer.
@@ -37,65 +37,6 @@ pub fn import(data: &[u8]) {
         exercise::run(&case);
     }
 }
-
-/// Interesting data types: those of Rust element types, other valid ones (lanes, sub-byte,
-/// fp8, bcomplex), and invalid ones (codes past 18, zero widths and lanes, wrong widths).
-const DTYPES: &[(u8, u8, u16)] = &[
-    (6, 8, 1),
-    (1, 8, 1),
-    (0, 8, 1),
-    (1, 16, 1),
-    (0, 16, 1),
-    (1, 32, 1),
-    (0, 32, 1),
-    (1, 64, 1),
-    (0, 64, 1),
-    (2, 16, 1),
-    (2, 32, 1),
-    (2, 64, 1),
-    (4, 16, 1),
-    (5, 64, 1),
-    (5, 128, 1),
-    (7, 8, 1),
-    (14, 8, 1),
-    (18, 32, 1),
-    (3, 64, 1),
-    (2, 16, 3),
-    (2, 32, 4),
-    (0, 4, 1),
-    (1, 1, 1),
-    (0, 3, 1),
-    (15, 6, 1),
-    (16, 6, 1),
-    (17, 4, 1),
-    (17, 4, 2),
-    (19, 8, 1),
-    (21, 8, 1),
-    (255, 8, 1),
-    (2, 0, 1),
-    (2, 32, 0),
-    (4, 32, 1),
-    (5, 63, 1),
-    (6, 1, 1),
-    (17, 8, 1),
-    (18, 16, 1),
-];
-
-/// Devices: host-readable ones (cpu, cuda_host, rocm_host, cuda_managed, tpu_host) and others.
-const DEVICES: &[(i32, i32)] = &[
-    (1, 0),
-    (1, 3),
-    (3, 0),
-    (11, 0),
-    (13, 0),
-    (20, 0),
-    (2, 0),
-    (10, 1),
-    (18, 0),
-    (19, 0),
-    (21, 0),
-    (255, 0),
-];
 
 /// A case from fuzzer bytes: each field picks a small or structured value most of the time
 /// and takes raw bits otherwise, so that most headers are valid and every field can be wrong.
@@ -111,15 +52,16 @@ fn case(data: &[u8]) -> Result<Case> {
     if u.ratio(1, 16)? {
         flags |= u.arbitrary::<u64>()?;
     }
-    let dtype = if u.ratio(1, 16)? {
-        u.arbitrary()?
-    } else {
-        *u.choose(DTYPES)?
+    let dtype = match u.int_in_range(0..=15_u8)? {
+        0 => u.arbitrary()?,
+        1 => *u.choose(INVALID_DTYPES)?,
+        2..=4 => *u.choose(OTHER_DTYPES)?,
+        _ => *u.choose(RUST_DTYPES)?,
     };
-    let device = if u.ratio(1, 16)? {
-        u.arbitrary()?
-    } else {
-        *u.choose(DEVICES)?
+    let device = match u.int_in_range(0..=15_u8)? {
+        0 => u.arbitrary()?,
+        1..=3 => *u.choose(DEVICES)?,
+        _ => (1, 0),
     };
     let rank = if u.ratio(1, 32)? {
         u.int_in_range(0..=64)?
@@ -192,28 +134,15 @@ fn strides(u: &mut Unstructured<'_>, shape: &[i64]) -> Result<Option<Vec<i64>>> 
     Ok(match u.int_in_range(0..=15_u8)? {
         0 => None,
         1..=7 => {
-            let mut compact = vec![0_i64; n];
-            let mut step = 1_i64;
-            for k in (0..n).rev() {
-                compact[k] = step;
-                step = step.saturating_mul(shape[k].max(1));
-            }
             let rotate = usize::from(u.arbitrary::<u8>()?);
-            let mirror: u64 = u.arbitrary()?;
+            let mirror = u.arbitrary()?;
             let scale = i64::from(u.int_in_range(1..=3_u8)?);
-            let mut strides: Vec<i64> = (0..n)
-                .map(|k| compact[(k + rotate) % n].saturating_mul(scale))
-                .collect();
-            for (k, s) in strides.iter_mut().enumerate() {
-                if mirror >> (k % 64) & 1 == 1 {
-                    *s = -*s;
-                }
-            }
-            if n > 0 && u.ratio(1, 4)? {
-                let b = u.choose_index(n)?;
-                strides[b] = 0;
-            }
-            Some(strides)
+            let broadcast = if n > 0 && u.ratio(1, 4)? {
+                Some(u.choose_index(n)?)
+            } else {
+                None
+            };
+            Some(rearranged(shape, rotate, mirror, scale, broadcast))
         }
         8..=13 => Some(
             (0..n)
@@ -266,25 +195,26 @@ pub fn names(data: &[u8]) {
 }
 
 fn text_round_trip(text: &str) {
-    match text.parse::<DataType>() {
-        Ok(dtype) => {
+    round_trip::<DataType>(text, DataType::check);
+    round_trip::<Device>(text, Device::check);
+}
+
+/// Whatever `text` parses to is valid and prints as a name that parses back to it.
+fn round_trip<T>(text: &str, check: fn(&T) -> Result<(), dlpack_core::Error>)
+where
+    T: core::str::FromStr<Err = dlpack_core::Error>
+        + core::fmt::Display
+        + PartialEq
+        + core::fmt::Debug,
+{
+    match text.parse::<T>() {
+        Ok(value) => {
             assert!(
-                dtype.check().is_ok(),
-                "{text:?} parsed to an invalid {dtype:?}"
+                check(&value).is_ok(),
+                "{text:?} parsed to an invalid {value:?}"
             );
-            let printed = dtype.to_string();
-            assert_eq!(printed.parse::<DataType>().ok(), Some(dtype), "{text:?}");
-        }
-        Err(err) => assert!(!err.to_string().is_empty()),
-    }
-    match text.parse::<Device>() {
-        Ok(device) => {
-            assert!(
-                device.check().is_ok(),
-                "{text:?} parsed to an invalid {device:?}"
-            );
-            let printed = device.to_string();
-            assert_eq!(printed.parse::<Device>().ok(), Some(device), "{text:?}");
+            let printed = value.to_string();
+            assert_eq!(printed.parse::<T>().ok(), Some(value), "{text:?}");
         }
         Err(err) => assert!(!err.to_string().is_empty()),
     }

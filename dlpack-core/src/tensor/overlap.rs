@@ -26,9 +26,9 @@
 //!
 //! The search always decides when at most two interleaved axes remain after steps 1–4, and
 //! when three remain and the shortest of them has at most 2^19 elements. Any layout of up to
-//! 16 384 elements is decided: with `d` elements an axis has `2d - 1 ≤ d^log₂3` values of `δ`,
-//! and the two longest axes hold at least 4 of the elements, so the enumeration takes at most
-//! `4096^log₂3 < 2^20` steps.
+//! 16 384 elements is decided: an axis of extent `d` has `2d - 1 ≤ d^log₂3` values of `δ`, and
+//! the two longest axes, solved in closed form, take a factor of at least 4 out of the element
+//! count, so the enumeration takes at most `4096^log₂3 < 2^20` steps.
 
 /// The most steps the exact search of [`decide`] takes: enumerated values of `δ`, or offsets
 /// marked in a bitset of at most this many bits (128 KiB).
@@ -65,19 +65,10 @@ pub(crate) fn decide(shape: &[i64], strides: &[i64]) -> Overlap {
     if shape.iter().any(|&d| d <= 0) {
         return Overlap::Disjoint;
     }
-    let mut axes = Vec::with_capacity(shape.len());
-    for (&d, &s) in shape.iter().zip(strides) {
-        match d {
-            1 => {}
-            _ if s == 0 => return Overlap::Overlapping,
-            _ => axes.push(Axis {
-                stride: u128::from(s.unsigned_abs()),
-                last: d as u128 - 1,
-            }),
-        }
-    }
-    axes.sort_unstable();
-    if axes.windows(2).any(|w| w[0].stride == w[1].stride) {
+    let mut axes = moving(shape, strides);
+    if axes.windows(2).any(|w| w[0].stride == w[1].stride)
+        || axes.first().is_some_and(|a| a.stride == 0)
+    {
         return Overlap::Overlapping;
     }
     // Each term is below 2^126; 64 of them fit in u128 only while the sum stays below 2^64,
@@ -127,9 +118,11 @@ fn nests(sorted: &[Axis]) -> bool {
 /// aside; an empty layout nests).
 #[cfg(any(feature = "ndarray", test))]
 pub(crate) fn strides_nest(shape: &[i64], strides: &[i64]) -> bool {
-    if shape.iter().any(|&d| d <= 0) {
-        return true;
-    }
+    shape.iter().any(|&d| d <= 0) || nests(&moving(shape, strides))
+}
+
+/// The axes of extent above 1 of a non-empty layout, sorted by stride.
+fn moving(shape: &[i64], strides: &[i64]) -> Vec<Axis> {
     let mut axes: Vec<Axis> = shape
         .iter()
         .zip(strides)
@@ -140,7 +133,7 @@ pub(crate) fn strides_nest(shape: &[i64], strides: &[i64]) -> bool {
         })
         .collect();
     axes.sort_unstable();
-    nests(&axes)
+    axes
 }
 
 /// Steps 2 and 3 of the module docs, repeated until neither sets an axis aside. `axes` is

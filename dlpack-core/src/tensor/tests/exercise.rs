@@ -29,6 +29,120 @@ use super::oracle::{self, Fault, Header, Misaligned, Rule, Verdict};
 /// Element-wise reads and mutable access stop here.
 pub(crate) const LIMIT: u128 = 4096;
 
+/// Calls `$each! { type = code, bits; ... }` with every Rust element type and its data type.
+macro_rules! element_types {
+    ($each:ident) => {
+        $each! {
+            bool = 6, 8; u8 = 1, 8; i8 = 0, 8; u16 = 1, 16; i16 = 0, 16; u32 = 1, 32;
+            i32 = 0, 32; u64 = 1, 64; i64 = 0, 64; f32 = 2, 32; f64 = 2, 64;
+        }
+        #[cfg(feature = "half")]
+        $each! { half::f16 = 2, 16; half::bf16 = 4, 16; }
+        #[cfg(feature = "num-complex")]
+        $each! { num_complex::Complex<f32> = 5, 64; num_complex::Complex<f64> = 5, 128; }
+    };
+}
+
+/// Data types worth generating, `(code, bits, lanes)`: those of the Rust element types...
+pub(crate) const RUST_DTYPES: &[(u8, u8, u16)] = &[
+    (6, 8, 1),
+    (1, 8, 1),
+    (0, 8, 1),
+    (1, 16, 1),
+    (0, 16, 1),
+    (1, 32, 1),
+    (0, 32, 1),
+    (1, 64, 1),
+    (0, 64, 1),
+    (2, 16, 1),
+    (2, 32, 1),
+    (2, 64, 1),
+    (4, 16, 1),
+    (5, 64, 1),
+    (5, 128, 1),
+];
+
+/// ...other valid ones: fp8, bcomplex, handle, lanes, sub-byte (int4, uint1, int3, fp6, fp4)...
+pub(crate) const OTHER_DTYPES: &[(u8, u8, u16)] = &[
+    (7, 8, 1),
+    (14, 8, 1),
+    (18, 32, 1),
+    (3, 64, 1),
+    (2, 16, 3),
+    (2, 32, 4),
+    (0, 4, 1),
+    (1, 1, 1),
+    (0, 3, 1),
+    (15, 6, 1),
+    (16, 6, 1),
+    (17, 4, 1),
+    (17, 4, 2),
+];
+
+/// ...and invalid ones: codes past 18, zero bits and lanes, widths a code does not take.
+pub(crate) const INVALID_DTYPES: &[(u8, u8, u16)] = &[
+    (19, 8, 1),
+    (20, 8, 1),
+    (21, 8, 1),
+    (255, 8, 1),
+    (2, 0, 1),
+    (2, 32, 0),
+    (4, 32, 1),
+    (5, 63, 1),
+    (6, 1, 1),
+    (7, 16, 1),
+    (17, 8, 1),
+    (18, 16, 1),
+];
+
+/// Devices, `(device_type, id)`: host-readable (cpu, cuda_host, rocm_host, cuda_managed,
+/// tpu_host) and not (cuda, rocm, trn, tpu, ascend, an unknown type).
+pub(crate) const DEVICES: &[(i32, i32)] = &[
+    (1, 0),
+    (1, 7),
+    (3, 0),
+    (11, 0),
+    (13, 0),
+    (20, 0),
+    (2, 0),
+    (10, 1),
+    (18, 0),
+    (19, 0),
+    (21, 1),
+    (255, 0),
+];
+
+/// Compact row-major strides for `shape` rearranged as producers rearrange them: axes rotated
+/// by `rotate`, those whose bit is set in `mirror` reversed, all scaled by `scale`, and one
+/// broadcast (stride 0).
+pub(crate) fn rearranged(
+    shape: &[i64],
+    rotate: usize,
+    mirror: u64,
+    scale: i64,
+    broadcast: Option<usize>,
+) -> Vec<i64> {
+    let n = shape.len();
+    let mut compact = vec![0_i64; n];
+    let mut step = 1_i64;
+    for k in (0..n).rev() {
+        compact[k] = step;
+        step = step.saturating_mul(shape[k].max(1));
+    }
+    let mut strides: Vec<i64> = (0..n)
+        .map(|k| compact[(k + rotate) % n].saturating_mul(scale))
+        .collect();
+    for (k, s) in strides.iter_mut().enumerate() {
+        if mirror >> (k % 64) & 1 == 1 {
+            *s = -*s;
+        }
+    }
+    if let Some(b) = broadcast.filter(|&b| b < n) {
+        strides[b] = 0;
+    }
+    strides
+}
+
 /// A header and the memory its data pointer points into.
 #[derive(Clone, Debug)]
 pub(crate) struct Case {
@@ -306,14 +420,7 @@ fn reads(r: &Reader<'_>, view: &TensorView<'_>, address: usize, outcome: &mut Ou
             typed::<$t>(r, ($code, $bits, 1), view, address, outcome);
         )*};
     }
-    each! {
-        bool = 6, 8; u8 = 1, 8; i8 = 0, 8; u16 = 1, 16; i16 = 0, 16; u32 = 1, 32;
-        i32 = 0, 32; u64 = 1, 64; i64 = 0, 64; f32 = 2, 32; f64 = 2, 64;
-    }
-    #[cfg(feature = "half")]
-    each! { half::f16 = 2, 16; half::bf16 = 4, 16; }
-    #[cfg(feature = "num-complex")]
-    each! { num_complex::Complex<f32> = 5, 64; num_complex::Complex<f64> = 5, 128; }
+    element_types!(each);
 
     let v = r.v;
     expect(outcome, v.bytes(address), view.as_bytes(), |bytes| {
@@ -387,14 +494,7 @@ fn writes<M>(
             typed_mut::<$t, M>(case, v, ($code, $bits, 1), &mut view, built, memory, outcome);
         )*};
     }
-    each! {
-        bool = 6, 8; u8 = 1, 8; i8 = 0, 8; u16 = 1, 16; i16 = 0, 16; u32 = 1, 32;
-        i32 = 0, 32; u64 = 1, 64; i64 = 0, 64; f32 = 2, 32; f64 = 2, 64;
-    }
-    #[cfg(feature = "half")]
-    each! { half::f16 = 2, 16; half::bf16 = 4, 16; }
-    #[cfg(feature = "num-complex")]
-    each! { num_complex::Complex<f32> = 5, 64; num_complex::Complex<f64> = 5, 128; }
+    element_types!(each);
 
     let r = Reader::new(case, v, memory);
     expect(
@@ -675,19 +775,20 @@ fn versioned_header((major, minor): (u32, u32), flags: u64) -> DLManagedTensorVe
         manager_ctx: core::ptr::null_mut(),
         deleter: None,
         flags,
-        dl_tensor: empty(),
+        dl_tensor: empty_tensor(),
     }
 }
 
 fn legacy_header() -> DLManagedTensor {
     DLManagedTensor {
-        dl_tensor: empty(),
+        dl_tensor: empty_tensor(),
         manager_ctx: core::ptr::null_mut(),
         deleter: None,
     }
 }
 
-fn empty() -> DLTensor {
+/// A rank-0 tensor with null pointers, to be overwritten.
+pub(crate) fn empty_tensor() -> DLTensor {
     DLTensor {
         data: core::ptr::null_mut(),
         device: Device::CPU,

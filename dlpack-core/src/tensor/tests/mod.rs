@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTensor};
 use crate::{DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor};
+use exercise::empty_tensor;
 
 mod exercise;
 mod false_refusals;
@@ -301,17 +302,5 @@ unsafe impl crate::tensor::TensorOwner for Probe {
             Some(s) => parts.with_strides(s),
             None => parts,
         }
-    }
-}
-
-fn empty_tensor() -> DLTensor {
-    DLTensor {
-        data: core::ptr::null_mut(),
-        device: Device::CPU,
-        ndim: 0,
-        dtype: DataType::U8,
-        shape: core::ptr::null_mut(),
-        strides: core::ptr::null_mut(),
-        byte_offset: 0,
     }
 }

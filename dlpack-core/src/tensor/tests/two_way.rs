@@ -13,64 +13,20 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-use super::exercise::{self, Case, Outcome};
+use super::exercise::{
+    self, Case, DEVICES, INVALID_DTYPES, OTHER_DTYPES, Outcome, RUST_DTYPES, rearranged,
+};
 use super::oracle::{Fault, Header, Misaligned, Rule};
 
 const MEMORY: usize = 1024;
 
-/// Data types: mostly those of Rust element types, some other valid ones (lanes, sub-byte,
-/// fp8, bcomplex), some invalid ones, and any triple.
+/// Data types: mostly those of Rust element types, some other valid ones, some invalid ones,
+/// and any triple.
 fn dtype() -> impl Strategy<Value = (u8, u8, u16)> {
-    const RUST: [(u8, u8, u16); 15] = [
-        (6, 8, 1),
-        (1, 8, 1),
-        (0, 8, 1),
-        (1, 16, 1),
-        (0, 16, 1),
-        (1, 32, 1),
-        (0, 32, 1),
-        (1, 64, 1),
-        (0, 64, 1),
-        (2, 32, 1),
-        (2, 64, 1),
-        (2, 16, 1),
-        (4, 16, 1),
-        (5, 64, 1),
-        (5, 128, 1),
-    ];
-    const OTHER: [(u8, u8, u16); 13] = [
-        (7, 8, 1),
-        (14, 8, 1),
-        (18, 32, 1),
-        (3, 64, 1),
-        (2, 16, 3),
-        (2, 32, 4),
-        (0, 4, 1),
-        (1, 1, 1),
-        (0, 3, 1),
-        (15, 6, 1),
-        (16, 6, 1),
-        (17, 4, 1),
-        (17, 4, 2),
-    ];
-    const INVALID: [(u8, u8, u16); 12] = [
-        (19, 8, 1),
-        (20, 8, 1),
-        (21, 8, 1),
-        (255, 8, 1),
-        (2, 0, 1),
-        (2, 32, 0),
-        (4, 32, 1),
-        (5, 63, 1),
-        (6, 1, 1),
-        (7, 16, 1),
-        (17, 8, 1),
-        (18, 16, 1),
-    ];
     prop_oneof![
-        12 => prop::sample::select(&RUST[..]),
-        4 => prop::sample::select(&OTHER[..]),
-        1 => prop::sample::select(&INVALID[..]),
+        12 => prop::sample::select(RUST_DTYPES),
+        4 => prop::sample::select(OTHER_DTYPES),
+        1 => prop::sample::select(INVALID_DTYPES),
         1 => any::<(u8, u8, u16)>(),
     ]
 }
@@ -122,35 +78,21 @@ fn strides() -> impl Strategy<Value = Strides> {
 }
 
 fn make_strides(shape: &[i64], how: &Strides) -> Option<Vec<i64>> {
-    let n = shape.len();
-    let mut compact = vec![0_i64; n];
-    let mut step = 1_i64;
-    for k in (0..n).rev() {
-        compact[k] = step;
-        step = step.saturating_mul(shape[k].max(1));
-    }
     match how {
         Strides::Null => None,
-        Strides::Structured {
+        &Strides::Structured {
             rotate,
             mirror,
             scale,
             broadcast,
-        } => {
-            let mut s: Vec<i64> = (0..n)
-                .map(|k| compact[(k + rotate) % n].saturating_mul(*scale))
-                .collect();
-            for (k, s) in s.iter_mut().enumerate() {
-                if mirror >> k & 1 == 1 {
-                    *s = -*s;
-                }
-            }
-            if let Some(b) = broadcast.filter(|&b| b < n) {
-                s[b] = 0;
-            }
-            Some(s)
-        }
-        Strides::Small(v) | Strides::Wild(v) => Some(v[..n].to_vec()),
+        } => Some(rearranged(
+            shape,
+            rotate,
+            u64::from(mirror),
+            scale,
+            broadcast,
+        )),
+        Strides::Small(v) | Strides::Wild(v) => Some(v[..shape.len()].to_vec()),
     }
 }
 
@@ -189,11 +131,7 @@ fn raw() -> impl Strategy<Value = Raw> {
             prop::sample::select(&[-1, 65, 1000, i32::MIN, i32::MAX][..]),
         ),
         dtype(),
-        prop_oneof![
-            12 => Just((1, 0)),
-            1 => prop::sample::select(&[(3, 0), (11, 0), (13, 0), (20, 0), (1, 7)][..]),
-            1 => prop::sample::select(&[(2, 0), (18, 0), (19, 0), (21, 1), (255, 0)][..]),
-        ],
+        prop_oneof![12 => Just((1, 0)), 2 => prop::sample::select(DEVICES)],
     );
     let layout = (
         prop::collection::vec(dim(), 0..6),
