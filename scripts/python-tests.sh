@@ -29,6 +29,7 @@ peers=(
   "apache-tvm-ffi==0.1.15.post2"
   "maturin>=1.9.4,<2"
   "pytest>=8"
+  "hypothesis>=6"
 )
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -51,7 +52,7 @@ python -m pip install --quiet --disable-pip-version-check "${peers[@]}"
 python - <<'PY'
 import importlib.metadata as md, importlib, shutil, sys
 for module, dist in [("numpy", "numpy"), ("paddle", "paddlepaddle"), ("tvm_ffi", "apache-tvm-ffi"),
-                     ("pytest", "pytest")]:
+                     ("pytest", "pytest"), ("hypothesis", "hypothesis")]:
     importlib.import_module(module)
     print(f"  {dist:16} {md.version(dist)} (imports)")
 if shutil.which("maturin") is None:
