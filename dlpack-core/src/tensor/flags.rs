@@ -10,7 +10,8 @@ use crate::ffi;
 ///
 /// Bits this crate does not know (set by a producer newer than DLPack 1.3) are kept, not
 /// dropped: [`Flags::from_bits_retain`] and [`Flags::bits`] round-trip every `u64`, and
-/// [`Debug`](fmt::Debug) prints them in hex.
+/// [`Debug`](fmt::Debug) prints them in hex. Views ignore them; a legacy export, which has no
+/// flags word, refuses them rather than drop what it cannot interpret.
 ///
 /// Both sides honour the flags: an export of a shared owner (`Arc<[T]>`, `ArcArray`) sets
 /// `READ_ONLY` and a copy sets `IS_COPIED`; on import, [`view_mut`](crate::ManagedTensor::view_mut)

@@ -107,7 +107,8 @@
 //! dtype, say). Reading its data adds, at the moment of reading:
 //!
 //! - the device must be readable by the CPU: `Device::CPU.can_access(device)`, i.e. `cpu`,
-//!   `cuda_host`, `cuda_managed`, `rocm_host` (see [`Device::can_access`](crate::Device::can_access));
+//!   `cuda_host`, `cuda_managed`, `rocm_host`, `tpu_host` (see
+//!   [`Device::can_access`](crate::Device::can_access));
 //! - the data pointer must be non-null, unless the tensor is empty (`dlpack.h` asks producers
 //!   to pass null for empty tensors), and the extent must lie inside the address space;
 //! - typed access needs the exact data type (`float32` is not read as `u32`), an address
