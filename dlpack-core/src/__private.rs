@@ -10,16 +10,18 @@
 use core::any::type_name;
 
 use crate::convert::{DlpackDataType, DlpackDevice};
-use crate::data_type::DataType;
-use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::{DLDataTypeCode, DLDeviceType};
-use crate::set::{DataTypeSet, DeviceRange, DeviceSet};
+use crate::set::{DataTypeSet, DeviceRange, DeviceSet, Set};
+use crate::{DataType, Device};
 
-pub use crate::convert::kind::{DataTypeKind, DeviceKind};
+pub use crate::convert::Source;
+pub use crate::convert::kind::{Convert, DataTypeKind, DeviceKind, SourceKind, TargetKind};
 
+mod handles;
 mod message;
 
+pub use handles::{device_with, device_with_produces, device_with_type, import_with};
 pub use message::{Report, assert_convertible, report};
 
 /// A data type as one integer, `code | bits << 8 | lanes << 16`, so that a derived
@@ -59,18 +61,23 @@ pub const fn position_in(list: &[DataType], set: &DataTypeSet) -> Option<usize> 
     None
 }
 
-/// Whether two listed sets share a value (never true when either is [`DataTypeSet::ALL`]:
-/// a catch-all delegate is checked separately).
+/// Whether two listed sets share a value (never true when either is [`Set::ALL`]: a
+/// catch-all delegate is checked separately).
 pub const fn data_types_overlap(a: &DataTypeSet, b: &DataTypeSet) -> bool {
-    if a.is_all() || b.is_all() {
-        return false;
-    }
-    position_in(a.as_slice(), b).is_some()
+    sets_overlap(a, b)
 }
 
-/// Whether a delegate's set accepts nothing (and is not [`DataTypeSet::ALL`]).
+/// Whether a delegate's set accepts nothing (and is not [`Set::ALL`]).
 pub const fn data_types_empty(set: &DataTypeSet) -> bool {
-    !set.is_all() && set.as_slice().is_empty()
+    set_is_empty(set)
+}
+
+const fn sets_overlap<T>(a: &Set<T>, b: &Set<T>) -> bool {
+    a.listings_overlap(b)
+}
+
+const fn set_is_empty<T>(set: &Set<T>) -> bool {
+    set.is_empty()
 }
 
 /// The error for a value with no DLPack data type (a `skip` variant).
@@ -90,7 +97,7 @@ pub fn unsupported_data_type<T: DlpackDataType>(data_type: DataType) -> Error {
     Error::UnsupportedDataType {
         type_name: type_name::<T>(),
         data_type,
-        supported: T::ACCEPTS.as_slice().into(),
+        supported: T::ACCEPTS.iter().collect(),
     }
 }
 
@@ -122,7 +129,7 @@ pub fn unsupported_device<T: DlpackDevice>(device: Device) -> Error {
     Error::UnsupportedDevice {
         type_name: type_name::<T>(),
         device,
-        supported: T::ACCEPTS.as_slice().into(),
+        supported: T::ACCEPTS.iter().collect(),
     }
 }
 
@@ -359,7 +366,7 @@ impl<I: DeviceId> IdWithOutput for Result<I, Error> {
 pub const fn range_position_in(list: &[DeviceRange], set: &DeviceSet) -> Option<usize> {
     let mut i = 0;
     while i < list.len() {
-        if ranges_overlap_set(list[i], set) {
+        if set.overlaps(list[i]) {
             return Some(i);
         }
         i += 1;
@@ -367,35 +374,13 @@ pub const fn range_position_in(list: &[DeviceRange], set: &DeviceSet) -> Option<
     None
 }
 
-const fn ranges_overlap_set(range: DeviceRange, set: &DeviceSet) -> bool {
-    if set.is_all() {
-        return true;
-    }
-    let items = set.as_slice();
-    let mut i = 0;
-    while i < items.len() {
-        let other = items[i];
-        if other.device_type.0 == range.device_type.0
-            && other.min_id <= range.max_id
-            && range.min_id <= other.max_id
-        {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
-/// Whether two listed device sets share a device (never true when either is
-/// [`DeviceSet::ALL`]: a catch-all delegate is checked separately).
+/// Whether two listed device sets share a device (never true when either is [`Set::ALL`]: a
+/// catch-all delegate is checked separately).
 pub const fn devices_overlap(a: &DeviceSet, b: &DeviceSet) -> bool {
-    if a.is_all() || b.is_all() {
-        return false;
-    }
-    range_position_in(a.as_slice(), b).is_some()
+    sets_overlap(a, b)
 }
 
-/// Whether a delegate's set accepts nothing (and is not [`DeviceSet::ALL`]).
+/// Whether a delegate's set accepts nothing (and is not [`Set::ALL`]).
 pub const fn devices_empty(set: &DeviceSet) -> bool {
-    !set.is_all() && set.as_slice().is_empty()
+    set_is_empty(set)
 }

@@ -1,53 +1,20 @@
-//! [`DataType`]: the DLPack `DLDataType` as a value type.
+//! [`DataType`]'s constants, methods and names. The struct itself is the ABI's `DLDataType`,
+//! defined in [`ffi`](crate::ffi); it is re-exported here beside its methods.
 
 use core::fmt;
 use core::str::FromStr;
 
-use dlpack_grammar::{Bits, code};
+use dlpack_grammar::DataTypeParts;
 
 use crate::error::Error;
 use crate::ffi::DLDataTypeCode;
+pub(crate) use crate::ffi::value::DataType;
 
 mod packed;
 
-/// A DLPack data type: the C struct `DLDataType` itself (`#[repr(C)]`, 4 bytes), so it crosses
-/// the ABI with no conversion.
-///
-/// A value read from foreign memory may hold any code, width and lane count; [`DataType::check`]
-/// says whether it is a data type this crate knows and, if not, why. Constructors come in two
-/// kinds: [`DataType::new`] builds any triple (a `const fn` for tables), and
-/// [`DataType::checked`] refuses what DLPack does not allow, with the reason.
-///
-/// The names follow TVM FFI: [`Display`](fmt::Display) prints the canonical name and
-/// [`FromStr`] parses it back, along with the aliases `i32`, `u8`, `f32`, `bf16`, `c64` and
-/// `fp8_e4m3fn`.
-///
-/// ```
-/// use dlpack_core::DataType;
-///
-/// assert_eq!(DataType::BF16.to_string(), "bfloat16");
-/// assert_eq!("f32".parse::<DataType>()?, DataType::F32);
-/// assert_eq!("float32x4".parse::<DataType>()?, DataType::F32.with_lanes(4));
-/// assert_eq!(DataType::FLOAT4_E2M1FN.size_in_bits(), 4);
-/// let err = "bfloat32".parse::<DataType>().unwrap_err();
-/// assert_eq!(err.to_string(), "`bfloat32` is not a data type: bfloat takes 16 bits, not 32");
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-#[repr(C)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DataType {
-    /// Type code (`kDLFloat`, …).
-    pub code: DLDataTypeCode,
-    /// Bits of one lane.
-    pub bits: u8,
-    /// Number of lanes; 1 for a scalar.
-    pub lanes: u16,
-}
-
-/// Declares the named constants from the grammar's table, so that each (code, bits) is written
-/// once and a test checks that every name in the table has a constant.
+/// The named constants, from the grammar's table: `F32 = float, 32 bits` and so on.
 macro_rules! named {
-    ($($(#[$doc:meta])* $name:ident = $code:ident, $bits:literal, $str:literal;)*) => {
+    ($($(#[$doc:meta])* $name:ident = $str:literal, $code:ident, $bits:literal;)*) => {
         impl DataType {
             $(
                 $(#[$doc])*
@@ -65,68 +32,10 @@ macro_rules! named {
             )*
         }
         #[cfg(test)]
-        pub(crate) const NAMED_CONSTS: &[DataType] = &[$(DataType::$name),*];
+        const NAMED_CONSTS: &[DataType] = &[$(DataType::$name),*];
     };
 }
-
-named! {
-    /// `bool`: one byte per element.
-    BOOL = BOOL, 8, "bool";
-    /// `int8`.
-    I8 = INT, 8, "int8";
-    /// `int16`.
-    I16 = INT, 16, "int16";
-    /// `int32`.
-    I32 = INT, 32, "int32";
-    /// `int64`.
-    I64 = INT, 64, "int64";
-    /// `uint8`.
-    U8 = UINT, 8, "uint8";
-    /// `uint16`.
-    U16 = UINT, 16, "uint16";
-    /// `uint32`.
-    U32 = UINT, 32, "uint32";
-    /// `uint64`.
-    U64 = UINT, 64, "uint64";
-    /// `float16` (IEEE 754 binary16).
-    F16 = FLOAT, 16, "float16";
-    /// `bfloat16`.
-    BF16 = BFLOAT, 16, "bfloat16";
-    /// `float32`.
-    F32 = FLOAT, 32, "float32";
-    /// `float64`.
-    F64 = FLOAT, 64, "float64";
-    /// `complex64`: two `float32`.
-    C64 = COMPLEX, 64, "complex64";
-    /// `complex128`: two `float64`.
-    C128 = COMPLEX, 128, "complex128";
-    /// `float8_e3m4`.
-    FLOAT8_E3M4 = FLOAT8_E3M4, 8, "float8_e3m4";
-    /// `float8_e4m3`.
-    FLOAT8_E4M3 = FLOAT8_E4M3, 8, "float8_e4m3";
-    /// `float8_e4m3b11fnuz`.
-    FLOAT8_E4M3B11FNUZ = FLOAT8_E4M3B11FNUZ, 8, "float8_e4m3b11fnuz";
-    /// `float8_e4m3fn`.
-    FLOAT8_E4M3FN = FLOAT8_E4M3FN, 8, "float8_e4m3fn";
-    /// `float8_e4m3fnuz`.
-    FLOAT8_E4M3FNUZ = FLOAT8_E4M3FNUZ, 8, "float8_e4m3fnuz";
-    /// `float8_e5m2`.
-    FLOAT8_E5M2 = FLOAT8_E5M2, 8, "float8_e5m2";
-    /// `float8_e5m2fnuz`.
-    FLOAT8_E5M2FNUZ = FLOAT8_E5M2FNUZ, 8, "float8_e5m2fnuz";
-    /// `float8_e8m0fnu`.
-    FLOAT8_E8M0FNU = FLOAT8_E8M0FNU, 8, "float8_e8m0fnu";
-    /// `float6_e2m3fn`: 6 bits, packed unless the tensor says it is padded.
-    FLOAT6_E2M3FN = FLOAT6_E2M3FN, 6, "float6_e2m3fn";
-    /// `float6_e3m2fn`: 6 bits, packed unless the tensor says it is padded.
-    FLOAT6_E3M2FN = FLOAT6_E3M2FN, 6, "float6_e3m2fn";
-    /// `float4_e2m1fn`: 4 bits, packed unless the tensor says it is padded.
-    FLOAT4_E2M1FN = FLOAT4_E2M1FN, 4, "float4_e2m1fn";
-    /// `bcomplex32`: two `bfloat16` (code added upstream after DLPack 1.3).
-    BCOMPLEX32 = BCOMPLEX, 32, "bcomplex32";
-    /// `handle`: an opaque 64-bit handle.
-    HANDLE = OPAQUE_HANDLE, 64, "handle";
-}
+dlpack_grammar::for_each_named_data_type!(named);
 
 impl DataType {
     /// Any (code, bits, lanes) triple, unchecked: for tables and for values whose validity is
@@ -261,14 +170,8 @@ impl DataType {
 
     /// Whether an element is smaller than a byte (fp4, fp6, `int4`, `uint1`, …), so that its
     /// storage depends on `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`.
-    ///
-    /// ```
-    /// use dlpack_core::DataType;
-    /// assert!(DataType::FLOAT4_E2M1FN.is_sub_byte());
-    /// assert!(!DataType::BOOL.is_sub_byte());
-    /// ```
     #[inline]
-    pub const fn is_sub_byte(&self) -> bool {
+    pub(crate) const fn is_sub_byte(&self) -> bool {
         self.size_in_bits() < 8
     }
 
@@ -298,7 +201,10 @@ impl DataType {
     /// ```
     #[inline]
     pub const fn is_integer(&self) -> bool {
-        matches!(self.code.0, code::INT | code::UINT | code::BOOL)
+        matches!(
+            self.code,
+            DLDataTypeCode::INT | DLDataTypeCode::UINT | DLDataTypeCode::BOOL
+        )
     }
 
     /// Whether values of this type are real floating point (IEEE, bfloat, fp8/fp6/fp4).
@@ -310,10 +216,10 @@ impl DataType {
     /// ```
     #[inline]
     pub const fn is_float(&self) -> bool {
-        matches!(
-            self.code.0,
-            code::FLOAT | code::BFLOAT | code::FLOAT8_E3M4..=code::FLOAT4_E2M1FN
-        )
+        // The fp8, fp6 and fp4 codes are numbered consecutively.
+        let code = self.code.0;
+        matches!(self.code, DLDataTypeCode::FLOAT | DLDataTypeCode::BFLOAT)
+            || (DLDataTypeCode::FLOAT8_E3M4.0 <= code && code <= DLDataTypeCode::FLOAT4_E2M1FN.0)
     }
 
     /// Whether values of this type are complex.
@@ -325,19 +231,10 @@ impl DataType {
     /// ```
     #[inline]
     pub const fn is_complex(&self) -> bool {
-        matches!(self.code.0, code::COMPLEX | code::BCOMPLEX)
-    }
-
-    /// Whether the code's width is fixed by its format (`bool`, fp8, fp6, fp4), so that its name
-    /// carries no bit count.
-    ///
-    /// ```
-    /// use dlpack_core::DataType;
-    /// assert!(DataType::FLOAT6_E3M2FN.has_fixed_width());
-    /// assert!(!DataType::I32.has_fixed_width()); // `int32`, `int4`, … all exist
-    /// ```
-    pub const fn has_fixed_width(&self) -> bool {
-        matches!(dlpack_grammar::code_info(self.code.0), Some(info) if matches!(info.bits, Bits::Fixed(_)))
+        matches!(
+            self.code,
+            DLDataTypeCode::COMPLEX | DLDataTypeCode::BCOMPLEX
+        )
     }
 }
 
@@ -385,7 +282,9 @@ impl FromStr for DataType {
 
     fn from_str(s: &str) -> Result<Self, Error> {
         match dlpack_grammar::parse_data_type(s) {
-            Ok((code, bits, lanes)) => Ok(Self::new(DLDataTypeCode(code), bits, lanes)),
+            Ok(DataTypeParts { code, bits, lanes }) => {
+                Ok(Self::new(DLDataTypeCode(code), bits, lanes))
+            }
             Err(reason) => Err(Error::ParseDataType {
                 input: s.into(),
                 reason,
@@ -428,9 +327,15 @@ mod tests {
     #[test]
     fn every_named_type_has_a_constant() {
         assert_eq!(NAMED_CONSTS.len(), dlpack_grammar::NAMED_DATA_TYPES.len());
-        for (c, &(name, code, bits)) in NAMED_CONSTS.iter().zip(dlpack_grammar::NAMED_DATA_TYPES) {
-            assert_eq!((c.code.0, c.bits, c.lanes), (code, bits, 1), "{name}");
+        for (c, named) in NAMED_CONSTS.iter().zip(dlpack_grammar::NAMED_DATA_TYPES) {
+            let name = named.name;
+            assert_eq!(
+                (c.code.0, c.bits, c.lanes),
+                (named.code, named.bits, 1),
+                "{name}"
+            );
             assert_eq!(c.to_string(), name);
+            assert_eq!(name.parse::<DataType>(), Ok(*c));
             assert!(c.check().is_ok(), "{name}");
         }
     }
@@ -457,6 +362,7 @@ mod tests {
         assert!(DataType::BOOL.is_integer());
         assert!(DataType::FLOAT8_E8M0FNU.is_float() && DataType::FLOAT4_E2M1FN.is_float());
         assert!(DataType::BCOMPLEX32.is_complex() && !DataType::F32.is_complex());
-        assert!(DataType::BOOL.has_fixed_width() && !DataType::I32.has_fixed_width());
+        assert!(DataType::FLOAT4_E2M1FN.is_sub_byte() && !DataType::BOOL.is_sub_byte());
+        assert!(!DataType::HANDLE.is_float() && !DataType::HANDLE.is_integer());
     }
 }

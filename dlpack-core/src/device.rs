@@ -1,136 +1,62 @@
-//! [`Device`]: the DLPack `DLDevice` as a value type.
+//! [`Device`]'s constructors, methods and names. The struct itself is the ABI's `DLDevice`,
+//! defined in [`ffi`](crate::ffi); it is re-exported here beside its methods.
 
 use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::str::FromStr;
 
+use dlpack_grammar::DeviceParts;
+
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
+pub(crate) use crate::ffi::value::Device;
 
-/// A DLPack device: the C struct `DLDevice` itself (`#[repr(C)]`, 8 bytes), so it crosses the
-/// ABI with no conversion.
-///
-/// Equality is (type, id) equality after canonicalisation: for host-side memory (`cpu`,
-/// `cuda_host`, `cuda_managed`, `rocm_host`, `tpu_host`) `dlpack.h` says the id "is set to 0",
-/// so the id is ignored there and `cpu:1 == cpu`. For every other type (accelerators such as
-/// `maia` or `hexagon` too, where a machine may have several), and for device types this crate
-/// does not know, the id counts. [`Hash`] agrees with this.
-///
-/// Names follow TVM FFI: [`Display`](fmt::Display) prints `cpu`, `cuda:0`, `cuda_host`,
-/// `rocm:1`, and [`FromStr`] parses them back; a bare indexed name (`cuda`) means id 0, and a
-/// negative id (`cuda:-1`) is an error.
-///
-/// ```
-/// use dlpack_core::Device;
-///
-/// assert_eq!(Device::cuda(1).to_string(), "cuda:1");
-/// assert_eq!("rocm:2".parse::<Device>()?, Device::rocm(2));
-/// assert_eq!("cpu".parse::<Device>()?, Device::CPU);
-/// assert_eq!(Device::new(Device::CPU.device_type, 1), Device::CPU);
-/// assert_ne!(Device::cuda(0), Device::cuda(1));
-/// assert_eq!(
-///     "cuda:-1".parse::<Device>().unwrap_err().to_string(),
-///     "`cuda:-1` is not a device: the device id after `:` must be a number from 0 to 2147483647, as in `cuda:0`"
-/// );
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Device {
-    /// The kind of device (`kDLCUDA`, …).
-    pub device_type: DLDeviceType,
-    /// Which device of that kind; 0 for host-side memory.
-    pub device_id: i32,
-}
-
-/// One constructor per device type whose id selects a device, and one constant per device
-/// type whose id is 0 by convention.
+/// One constructor per device type, from the grammar's table: a `const fn` taking the id where
+/// the id selects one of several devices (`Device::cuda(1)`), a constant with id 0 elsewhere
+/// (`Device::CPU`).
 macro_rules! constructors {
-    (
-        indexed { $($(#[$doc:meta])* $fn:ident = $ty:ident;)* }
-        plain { $($(#[$pdoc:meta])* $c:ident = $pty:ident, $name:literal;)* }
-    ) => {
+    ($($(#[doc = $desc:literal])* $name:ident = $value:literal, $str:literal, $c_name:literal, $kind:ident $($ctor:ident)?;)*) => {
         impl Device {
-            $(
-                $(#[$doc])*
-                ///
-                #[doc = concat!(
-                    "```\n",
-                    "use dlpack_core::Device;\n",
-                    "let device = Device::", stringify!($fn), "(1);\n",
-                    "assert_eq!(device.to_string(), \"", stringify!($fn), ":1\");\n",
-                    "assert_eq!(\"", stringify!($fn), ":1\".parse::<Device>()?, device);\n",
-                    "# Ok::<(), dlpack_core::Error>(())\n",
-                    "```",
-                )]
-                #[inline]
-                pub const fn $fn(id: i32) -> Self {
-                    Self::new(DLDeviceType::$ty, id)
-                }
-            )*
-            $(
-                $(#[$pdoc])*
-                ///
-                #[doc = concat!(
-                    "```\n",
-                    "use dlpack_core::Device;\n",
-                    "assert_eq!(Device::", stringify!($c), ".to_string(), \"", $name, "\");\n",
-                    "assert_eq!(\"", $name, "\".parse::<Device>()?, Device::", stringify!($c), ");\n",
-                    "assert_eq!(Device::", stringify!($c), ".device_id, 0);\n",
-                    "# Ok::<(), dlpack_core::Error>(())\n",
-                    "```",
-                )]
-                pub const $c: Self = Self::new(DLDeviceType::$pty, 0);
-            )*
+            $(constructor!($kind $($ctor)?, $name, $str, [$($desc)*]);)*
         }
     };
 }
 
-constructors! {
-    indexed {
-        /// `cuda:id`: memory on a CUDA GPU.
-        cuda = CUDA;
-        /// `rocm:id`: memory on an AMD GPU.
-        rocm = ROCM;
-        /// `opencl:id`.
-        opencl = OPENCL;
-        /// `vulkan:id`.
-        vulkan = VULKAN;
-        /// `metal:id`.
-        metal = METAL;
-        /// `oneapi:id`: oneAPI unified shared memory.
-        oneapi = ONEAPI;
-        /// `trn:id`: AWS Trainium.
-        trn = TRN;
-        /// `tpu:id` (device type added upstream after DLPack 1.3).
-        tpu = TPU;
-        /// `ascend:id` (device type added upstream after DLPack 1.3).
-        ascend = ASCEND;
-    }
-    plain {
-        /// `cpu`: host memory.
-        CPU = CPU, "cpu";
-        /// `cuda_host`: pinned host memory (`cudaMallocHost`), readable by the CPU and every
-        /// CUDA device.
-        CUDA_HOST = CUDA_HOST, "cuda_host";
-        /// `cuda_managed`: unified memory (`cudaMallocManaged`).
-        CUDA_MANAGED = CUDA_MANAGED, "cuda_managed";
-        /// `rocm_host`: pinned host memory (`hipMallocHost`).
-        ROCM_HOST = ROCM_HOST, "rocm_host";
-        /// `vpi`: Verilog simulator buffer.
-        VPI = VPI, "vpi";
-        /// `ext_dev`: the reserved extension device.
-        EXT_DEV = EXT_DEV, "ext_dev";
-        /// `webgpu`.
-        WEBGPU = WEBGPU, "webgpu";
-        /// `hexagon`: Qualcomm Hexagon DSP.
-        HEXAGON = HEXAGON, "hexagon";
-        /// `maia`: Microsoft MAIA.
-        MAIA = MAIA, "maia";
-        /// `tpu_host`: TPU host memory (device type added upstream after DLPack 1.3).
-        TPU_HOST = TPU_HOST, "tpu_host";
-    }
+macro_rules! constructor {
+    (indexed $ctor:ident, $name:ident, $str:literal, [$($desc:literal)*]) => {
+        #[doc = concat!("`", $str, ":id`:", $($desc,)* ".")]
+        ///
+        #[doc = concat!(
+            "```\n",
+            "use dlpack_core::Device;\n",
+            "let device = Device::", stringify!($ctor), "(1);\n",
+            "assert_eq!(device.to_string(), \"", $str, ":1\");\n",
+            "assert_eq!(\"", $str, ":1\".parse::<Device>()?, device);\n",
+            "# Ok::<(), dlpack_core::Error>(())\n",
+            "```",
+        )]
+        #[inline]
+        pub const fn $ctor(id: i32) -> Self {
+            Self::new(DLDeviceType::$name, id)
+        }
+    };
+    ($kind:ident, $name:ident, $str:literal, [$($desc:literal)*]) => {
+        #[doc = concat!("`", $str, "`:", $($desc,)* ".")]
+        ///
+        #[doc = concat!(
+            "```\n",
+            "use dlpack_core::Device;\n",
+            "assert_eq!(Device::", stringify!($name), ".to_string(), \"", $str, "\");\n",
+            "assert_eq!(\"", $str, "\".parse::<Device>()?, Device::", stringify!($name), ");\n",
+            "assert_eq!(Device::", stringify!($name), ".device_id, 0);\n",
+            "# Ok::<(), dlpack_core::Error>(())\n",
+            "```",
+        )]
+        pub const $name: Self = Self::new(DLDeviceType::$name, 0);
+    };
 }
+
+dlpack_grammar::for_each_device_type!(constructors);
 
 impl Device {
     /// Any (type, id) pair, unchecked. See [`Device::checked`] for the validating constructor.
@@ -208,23 +134,6 @@ impl Device {
         self.device_id
     }
 
-    /// Whether the id of this device type selects one of several devices, so that its name
-    /// always shows the id (`cuda`, `rocm`, `opencl`, `vulkan`, `metal`, `oneapi`, `trn`, `tpu`,
-    /// `ascend`, and every unknown type). The others print the bare name for id 0 (`cpu`,
-    /// `webgpu`); only [host-side](Self::is_host_side) ids are ignored by equality.
-    ///
-    /// ```
-    /// use dlpack_core::Device;
-    /// assert!(Device::cuda(0).is_indexed());
-    /// assert!(!Device::CUDA_HOST.is_indexed());
-    /// ```
-    pub const fn is_indexed(&self) -> bool {
-        match dlpack_grammar::device_info(self.device_type.0) {
-            Some(info) => info.indexed,
-            None => true,
-        }
-    }
-
     /// Whether this is host-side memory (`cpu`, `cuda_host`, `cuda_managed`, `rocm_host`,
     /// `tpu_host`): the CPU addresses it directly, and its id is 0 by convention (`dlpack.h`),
     /// so equality ignores the id.
@@ -287,15 +196,17 @@ impl Device {
     /// assert!(Device::rocm(1).can_access(Device::ROCM_HOST));
     /// ```
     pub const fn can_access(self, memory: Device) -> bool {
-        use dlpack_grammar::device_type as t;
         let (me, memory) = (self.canonical(), memory.canonical());
         if me.device_type.0 == memory.device_type.0 && me.device_id == memory.device_id {
             return true;
         }
-        match me.device_type.0 {
+        match me.device_type {
             _ if me.is_host_side() => memory.is_host_side(),
-            t::CUDA => matches!(memory.device_type.0, t::CUDA_HOST | t::CUDA_MANAGED),
-            t::ROCM => memory.device_type.0 == t::ROCM_HOST,
+            DLDeviceType::CUDA => matches!(
+                memory.device_type,
+                DLDeviceType::CUDA_HOST | DLDeviceType::CUDA_MANAGED
+            ),
+            DLDeviceType::ROCM => memory.device_type.0 == DLDeviceType::ROCM_HOST.0,
             _ => false,
         }
     }
@@ -363,7 +274,10 @@ impl FromStr for Device {
 
     fn from_str(s: &str) -> Result<Self, Error> {
         match dlpack_grammar::parse_device(s) {
-            Ok((device_type, device_id)) => Ok(Self::new(DLDeviceType(device_type), device_id)),
+            Ok(DeviceParts {
+                device_type,
+                device_id,
+            }) => Ok(Self::new(DLDeviceType(device_type), device_id)),
             Err(reason) => Err(Error::ParseDevice {
                 input: s.into(),
                 reason,

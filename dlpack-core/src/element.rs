@@ -1,6 +1,6 @@
 //! [`Element`]: Rust scalar types and their DLPack data types.
 
-use crate::data_type::DataType;
+use crate::DataType;
 
 /// A Rust type whose values are stored exactly as DLPack's [`DATA_TYPE`](Element::DATA_TYPE)
 /// describes: typed tensor access (`as_slice::<T>()`) and `#[dlpack(element = T)]` rely on it.

@@ -4,10 +4,9 @@ use core::fmt;
 
 use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, InvalidDevice};
 
-use crate::data_type::DataType;
-use crate::device::Device;
 use crate::set::DeviceRange;
 use crate::tensor::TensorError;
+use crate::{DataType, Device};
 
 /// Everything that can go wrong in this crate. Each variant carries the offending value, and
 /// each message names it and says what was expected.
@@ -212,8 +211,26 @@ impl fmt::Display for Error {
 /// ```
 impl std::error::Error for Error {}
 
-#[cfg(test)]
-mod tests;
+/// [`Error::Tensor`], so that `?` carries a tensor error into this crate's [`Error`].
+///
+/// ```
+/// use dlpack_core::{Error, tensor::{MAX_NDIM, TensorError}};
+///
+/// fn check_rank(ndim: i64) -> Result<(), Error> {
+///     if !(0..=MAX_NDIM as i64).contains(&ndim) {
+///         Err(TensorError::Ndim { ndim })?; // `?` converts it
+///     }
+///     Ok(())
+/// }
+/// assert_eq!(check_rank(65), Err(Error::Tensor(TensorError::Ndim { ndim: 65 })));
+/// ```
+impl From<TensorError> for Error {
+    #[inline]
+    fn from(err: TensorError) -> Self {
+        Error::Tensor(err)
+    }
+}
+
 #[cfg(feature = "cuda")]
 /// [`Error::Cuda`].
 ///
@@ -226,3 +243,6 @@ impl From<crate::cuda::CudaError> for Error {
         Self::Cuda(error)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,8 +10,18 @@
 //! reading an unknown value must be defined behaviour. The named constants cover 1.3 and the
 //! codes added upstream since.
 //!
-//! [`DLDataType`] and [`DLDevice`] are the same types as [`DataType`](crate::DataType) and
-//! [`Device`](crate::Device): the value types *are* the ABI structs.
+//! # `DLDataType` and `DLDevice` are `DataType` and `Device`
+//!
+//! The two small structs that describe a tensor's elements and memory are also this crate's
+//! value types: [`DataType`](crate::DataType) *is* `DLDataType` and [`Device`](crate::Device)
+//! *is* `DLDevice` (`#[repr(C)]`, the same fields), so a value crosses the ABI with no
+//! conversion. They are defined here, in the ABI layer, under the names users know them by;
+//! [`DLDataType`] and [`DLDevice`] are aliases for readers of `dlpack.h`. Their methods,
+//! constants and trait implementations (names, validation, equality) are written in the value
+//! modules above this one; this module depends on nothing else in the crate.
+//!
+//! The named constants of the code newtypes, like those of `DataType` and `Device`, are
+//! generated from the one table of `dlpack-grammar`, so each value is written once.
 //!
 //! ```
 //! use dlpack_core::ffi::{DLDataTypeCode, DLDeviceType, DLTensor};
@@ -24,8 +34,6 @@
 
 use core::mem::{align_of, offset_of, size_of};
 
-use dlpack_grammar::{code, device_type};
-
 /// `DLDataType`: the same type as [`DataType`](crate::DataType).
 ///
 /// ```
@@ -34,7 +42,7 @@ use dlpack_grammar::{code, device_type};
 /// let dtype: DLDataType = DataType::F32; // the same type: no conversion at the boundary
 /// assert_eq!((dtype.code.0, dtype.bits, dtype.lanes), (2, 32, 1));
 /// ```
-pub type DLDataType = crate::DataType;
+pub type DLDataType = value::DataType;
 
 /// `DLDevice`: the same type as [`Device`](crate::Device).
 ///
@@ -44,7 +52,7 @@ pub type DLDataType = crate::DataType;
 /// let device: DLDevice = Device::cuda(1); // the same type: no conversion at the boundary
 /// assert_eq!((device.device_type.0, device.device_id), (2, 1));
 /// ```
-pub type DLDevice = crate::Device;
+pub type DLDevice = value::Device;
 
 /// The DLPack major version this crate implements (`DLPACK_MAJOR_VERSION`). A managed tensor of
 /// another major version has a different layout past its `deleter`.
@@ -95,30 +103,6 @@ impl DLPackVersion {
     };
 }
 
-/// Declares the named constants of a code newtype, each with its C value written out (checked
-/// against the grammar's table at compile time) and a doctest showing its value and name.
-macro_rules! named_values {
-    ($ty:ident, $table:ident, $int:ty, { $($(#[$doc:meta])* $name:ident = $value:literal, $str:literal;)* }) => {
-        impl $ty {
-            $(
-                $(#[$doc])*
-                ///
-                #[doc = concat!(
-                    "```\n",
-                    "use dlpack_core::ffi::", stringify!($ty), ";\n",
-                    "assert_eq!(", stringify!($ty), "::", stringify!($name), ".0, ", stringify!($value), ");\n",
-                    "assert_eq!(", stringify!($ty), "::", stringify!($name), ".name(), Some(\"", $str, "\"));\n",
-                    "```",
-                )]
-                pub const $name: Self = Self($table::$name);
-            )*
-        }
-        const _: () = {
-            $(assert!($table::$name == $value as $int);)*
-        };
-    };
-}
-
 /// `DLDeviceType`: a C `int32_t` enum, kept as a newtype so that any value a producer sends can
 /// be read.
 ///
@@ -132,46 +116,36 @@ macro_rules! named_values {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DLDeviceType(pub i32);
 
-named_values!(DLDeviceType, device_type, i32, {
-    /// `kDLCPU`.
-    CPU = 1, "cpu";
-    /// `kDLCUDA`.
-    CUDA = 2, "cuda";
-    /// `kDLCUDAHost`: pinned host memory from `cudaMallocHost`.
-    CUDA_HOST = 3, "cuda_host";
-    /// `kDLOpenCL`.
-    OPENCL = 4, "opencl";
-    /// `kDLVulkan`.
-    VULKAN = 7, "vulkan";
-    /// `kDLMetal`.
-    METAL = 8, "metal";
-    /// `kDLVPI`: Verilog simulator buffer.
-    VPI = 9, "vpi";
-    /// `kDLROCM`.
-    ROCM = 10, "rocm";
-    /// `kDLROCMHost`: pinned host memory from `hipMallocHost`.
-    ROCM_HOST = 11, "rocm_host";
-    /// `kDLExtDev`: reserved extension device.
-    EXT_DEV = 12, "ext_dev";
-    /// `kDLCUDAManaged`: unified memory from `cudaMallocManaged`.
-    CUDA_MANAGED = 13, "cuda_managed";
-    /// `kDLOneAPI`: oneAPI unified shared memory.
-    ONEAPI = 14, "oneapi";
-    /// `kDLWebGPU`.
-    WEBGPU = 15, "webgpu";
-    /// `kDLHexagon`: Qualcomm Hexagon DSP.
-    HEXAGON = 16, "hexagon";
-    /// `kDLMAIA`: Microsoft MAIA.
-    MAIA = 17, "maia";
-    /// `kDLTrn`: AWS Trainium.
-    TRN = 18, "trn";
-    /// `kDLTPU` (upstream after 1.3).
-    TPU = 19, "tpu";
-    /// `kDLTPUHost` (upstream after 1.3).
-    TPU_HOST = 20, "tpu_host";
-    /// `kDLAscend` (upstream after 1.3).
-    ASCEND = 21, "ascend";
-});
+/// The named values of a code newtype, each with a doctest of its value and name.
+macro_rules! named_values {
+    ($ty:ident: $($(#[$doc:meta])* $name:ident = $value:literal, $str:literal;)*) => {
+        impl $ty {
+            $(
+                $(#[$doc])*
+                ///
+                #[doc = concat!(
+                    "```\n",
+                    "use dlpack_core::ffi::", stringify!($ty), ";\n",
+                    "assert_eq!(", stringify!($ty), "::", stringify!($name), ".0, ", stringify!($value), ");\n",
+                    "assert_eq!(", stringify!($ty), "::", stringify!($name), ".name(), Some(\"", $str, "\"));\n",
+                    "```",
+                )]
+                pub const $name: Self = Self($value);
+            )*
+        }
+    };
+}
+
+/// The named device types, from the grammar's table: `CUDA = 2` and so on.
+macro_rules! device_types {
+    ($($(#[doc = $desc:literal])* $name:ident = $value:literal, $str:literal, $c_name:literal, $kind:ident $($ctor:ident)?;)*) => {
+        named_values!(DLDeviceType: $(
+            #[doc = concat!("`", $c_name, "`:", $($desc,)* ".")]
+            $name = $value, $str;
+        )*);
+    };
+}
+dlpack_grammar::for_each_device_type!(device_types);
 
 impl DLDeviceType {
     /// The canonical name (`"cuda"`), or `None` for a device type this crate does not know.
@@ -187,17 +161,6 @@ impl DLDeviceType {
             None => None,
         }
     }
-
-    /// Whether this crate knows the device type.
-    ///
-    /// ```
-    /// use dlpack_core::ffi::DLDeviceType;
-    /// assert!(DLDeviceType::TRN.is_known());
-    /// assert!(!DLDeviceType(-1).is_known());
-    /// ```
-    pub const fn is_known(self) -> bool {
-        dlpack_grammar::device_info(self.0).is_some()
-    }
 }
 
 /// `DLDataTypeCode`: a C `uint8_t` code, kept as a newtype so that any value a producer sends
@@ -206,52 +169,19 @@ impl DLDeviceType {
 /// ```
 /// use dlpack_core::ffi::DLDataTypeCode;
 /// assert_eq!(DLDataTypeCode::FLOAT8_E4M3FN.name(), Some("float8_e4m3fn"));
-/// assert!(!DLDataTypeCode(200).is_known());
+/// assert_eq!(DLDataTypeCode(200).name(), None); // a code newer than this crate
 /// ```
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DLDataTypeCode(pub u8);
 
-named_values!(DLDataTypeCode, code, u8, {
-    /// `kDLInt`: signed integer.
-    INT = 0, "int";
-    /// `kDLUInt`: unsigned integer.
-    UINT = 1, "uint";
-    /// `kDLFloat`: IEEE 754 floating point.
-    FLOAT = 2, "float";
-    /// `kDLOpaqueHandle`: opaque handle.
-    OPAQUE_HANDLE = 3, "handle";
-    /// `kDLBfloat`: bfloat16.
-    BFLOAT = 4, "bfloat";
-    /// `kDLComplex`: complex, two floats of `bits / 2`.
-    COMPLEX = 5, "complex";
-    /// `kDLBool`: boolean, one byte.
-    BOOL = 6, "bool";
-    /// `kDLFloat8_e3m4`.
-    FLOAT8_E3M4 = 7, "float8_e3m4";
-    /// `kDLFloat8_e4m3`.
-    FLOAT8_E4M3 = 8, "float8_e4m3";
-    /// `kDLFloat8_e4m3b11fnuz`.
-    FLOAT8_E4M3B11FNUZ = 9, "float8_e4m3b11fnuz";
-    /// `kDLFloat8_e4m3fn`.
-    FLOAT8_E4M3FN = 10, "float8_e4m3fn";
-    /// `kDLFloat8_e4m3fnuz`.
-    FLOAT8_E4M3FNUZ = 11, "float8_e4m3fnuz";
-    /// `kDLFloat8_e5m2`.
-    FLOAT8_E5M2 = 12, "float8_e5m2";
-    /// `kDLFloat8_e5m2fnuz`.
-    FLOAT8_E5M2FNUZ = 13, "float8_e5m2fnuz";
-    /// `kDLFloat8_e8m0fnu`.
-    FLOAT8_E8M0FNU = 14, "float8_e8m0fnu";
-    /// `kDLFloat6_e2m3fn`.
-    FLOAT6_E2M3FN = 15, "float6_e2m3fn";
-    /// `kDLFloat6_e3m2fn`.
-    FLOAT6_E3M2FN = 16, "float6_e3m2fn";
-    /// `kDLFloat4_e2m1fn`.
-    FLOAT4_E2M1FN = 17, "float4_e2m1fn";
-    /// `kDLBcomplex`: complex of two bfloat16 (upstream after 1.3).
-    BCOMPLEX = 18, "bcomplex";
-});
+/// The named codes, from the grammar's table: `FLOAT = 2` and so on.
+macro_rules! codes {
+    ($($(#[$doc:meta])* $name:ident = $value:literal, $stem:literal, $c_name:literal, $bits:ident $(($n:literal))?;)*) => {
+        named_values!(DLDataTypeCode: $($(#[$doc])* $name = $value, $stem;)*);
+    };
+}
+dlpack_grammar::for_each_code!(codes);
 
 impl DLDataTypeCode {
     /// The canonical name stem (`"float"`, `"bool"`), or `None` for an unknown code. A stem
@@ -268,17 +198,6 @@ impl DLDataTypeCode {
             Some(info) => Some(info.name),
             None => None,
         }
-    }
-
-    /// Whether this crate knows the code.
-    ///
-    /// ```
-    /// use dlpack_core::ffi::DLDataTypeCode;
-    /// assert!(DLDataTypeCode::FLOAT4_E2M1FN.is_known());
-    /// assert!(!DLDataTypeCode(99).is_known());
-    /// ```
-    pub const fn is_known(self) -> bool {
-        dlpack_grammar::code_info(self.0).is_some()
     }
 }
 
@@ -297,6 +216,7 @@ macro_rules! assert_layout {
 
 mod exchange;
 mod tensor;
+pub(crate) mod value;
 
 pub use exchange::*;
 pub use tensor::*;

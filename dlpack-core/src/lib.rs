@@ -46,7 +46,7 @@
 //!     #[dlpack(cuda)] Cuda(usize),
 //! }
 //!
-//! assert_eq!(from_dlpack::<DType, _, _>(&DataType::BF16)?, DType::BF16);
+//! assert_eq!(from_dlpack::<DType>(&DataType::BF16)?, DType::BF16);
 //! assert_eq!(Place::Cuda(0).dlpack_device()?, Device::cuda(0));
 //! assert_convertible!(Place => Device); // every Place is a DLPack device, proven at compile time
 //! # Ok::<(), dlpack_core::Error>(())
@@ -93,13 +93,10 @@ pub mod set;
 pub mod sys;
 pub mod tensor;
 
-pub use convert::{
-    DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, kind, same_device,
-};
-pub use data_type::DataType;
-pub use device::Device;
+pub use convert::{DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, same_device};
 pub use element::Element;
 pub use error::Error;
+pub use ffi::value::{DataType, Device};
 pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 
 /// Why a name or a value was refused: the reasons carried by [`Error`]'s parse and validation
@@ -114,6 +111,9 @@ pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 ///     }
 ///     other => panic!("{other:?}"),
 /// }
+/// // Another framework's spelling is not accepted, but the message says what it means.
+/// let err = "half".parse::<DataType>().unwrap_err().to_string();
+/// assert!(err.contains("did you mean `float16`?"), "{err}");
 /// ```
 pub mod reason {
     /// Why a string is not a data type name ([`Error::ParseDataType`](crate::Error::ParseDataType)).

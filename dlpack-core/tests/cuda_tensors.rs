@@ -9,13 +9,16 @@ mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use dlpack_core::cuda::cudarc::driver::{CudaSlice, DevicePtr};
-use dlpack_core::cuda::{self, CopyMode, CudaBuffer, CudaError, CudaTensorView};
+use dlpack_core::cuda::cudarc::driver::{
+    CudaContext, CudaSlice, CudaStream, DevicePtr, result, sys,
+};
+use dlpack_core::cuda::{self, CopyMode, CudaBuffer, CudaError, CudaTensorView, StreamArg};
 use dlpack_core::ffi::{DLPackVersion, DLTensor};
 use dlpack_core::tensor::{Flags, TensorError, TensorOwner, TensorParts, TensorView};
 use dlpack_core::{DataType, Device, Error, ManagedTensor};
-use support::{gpu, stream};
+use support::{Gate, gpu, stream, two_gpus, write_u32};
 
 /// Host memory exported under any device type and with any strides: `cuda_host` memory
 /// without a driver, or a strided CPU tensor.
@@ -351,13 +354,21 @@ fn gpu_the_owner_lives_until_the_deleter_runs() {
     stream.synchronize().expect("stream");
 }
 
+/// The elements of a tensor in CUDA memory, read back through a host copy.
+fn read<T: dlpack_core::Element + Copy>(tensor: &ManagedTensor) -> Vec<T> {
+    CudaTensorView::<T>::new(tensor.view().unwrap())
+        .unwrap()
+        .to_host_vec(None)
+        .unwrap()
+}
+
 #[test]
 fn gpu_copies_between_host_and_device() {
     let Some(gpu0) = gpu("gpu_copies_between_host_and_device") else {
         return;
     };
     let (_context, stream) = stream(gpu0);
-    // A strided host source (transposed) goes up compact…
+    // A strided host source (transposed) goes up compact, with its values…
     let mut owner = HostOwner::new(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], Device::CPU, &[3, 2]);
     owner.strides = Some(vec![1, 3]);
     let host = ManagedTensor::from_owner(owner).unwrap();
@@ -367,14 +378,20 @@ fn gpu_copies_between_host_and_device() {
         assert_eq!((view.device(), view.strides()), (gpu0, &[2, 1][..]));
         assert!(view.flags().contains(Flags::IS_COPIED));
     }
+    assert_eq!(read::<f32>(&on_gpu), [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
     // …copy=None on its own device keeps it (same data pointer)…
     let before = on_gpu.view().unwrap().data_ptr();
     let kept = cuda::to_device(on_gpu, gpu0, CopyMode::IfNeeded, Some(&stream)).unwrap();
     assert_eq!(kept.view().unwrap().data_ptr(), before);
-    // …copy=True on the device copies device to device…
+    // …copy=True on the device copies device to device, values and all…
     let twin = cuda::to_device(kept, gpu0, CopyMode::Always, Some(&stream)).unwrap();
     assert_ne!(twin.view().unwrap().data_ptr(), before);
-    // …copy=False to the host is refused, and the default stream brings it down.
+    assert_eq!(read::<f32>(&twin), [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    // …a compact host source goes up in one run…
+    let host = ManagedTensor::from_vec((0..1000_i64).collect(), &[10, 100]).unwrap();
+    let up = cuda::to_device(host, gpu0, CopyMode::IfNeeded, None).unwrap();
+    assert_eq!(read::<i64>(&up), (0..1000).collect::<Vec<_>>());
+    // …and copy=False to the host is refused, and the default stream brings it down.
     let err = cuda::to_device(twin, Device::CPU, CopyMode::Never, None).unwrap_err();
     assert_eq!(
         err,
@@ -383,29 +400,100 @@ fn gpu_copies_between_host_and_device() {
             to: Device::CPU
         })
     );
+    let down = cuda::to_device(up, Device::CPU, CopyMode::IfNeeded, None).unwrap();
+    assert_eq!(down.view().unwrap().as_slice::<i64>().unwrap()[999], 999);
 }
 
-/// A strided view of a device allocation: every other element of a 2 x 4 matrix, reversed
-/// along the rows.
-struct StridedDevice {
-    _slice: CudaSlice<i16>,
+/// A view of a device allocation with any layout; the allocation is freed with the owner.
+struct OnDevice {
+    slice: Option<CudaSlice<u8>>,
     ptr: u64,
     device: Device,
+    dtype: DataType,
+    shape: Vec<usize>,
+    strides: Vec<i64>,
+    byte_offset: u64,
 }
 
-// SAFETY: the 8 elements of the allocation cover every offset of shape [2, 2] with strides
-// [-4, 2] from byte offset 8 (element 4); the slice is owned here and dropped with the owner.
-unsafe impl TensorOwner for StridedDevice {
+impl OnDevice {
+    /// `bytes` of device memory on `stream` (uninitialised: the test writes what it reads).
+    fn new(stream: &Arc<CudaStream>, bytes: usize, dtype: DataType) -> Self {
+        // SAFETY: every test writes the elements it later reads.
+        let slice = cuda::with_current(stream.context(), || unsafe { stream.alloc::<u8>(bytes) })
+            .unwrap()
+            .expect("cuMemAlloc");
+        let ptr = slice.device_ptr(stream).0;
+        Self {
+            slice: Some(slice),
+            ptr,
+            device: Device::cuda(stream.context().ordinal() as i32),
+            dtype,
+            shape: Vec::new(),
+            strides: Vec::new(),
+            byte_offset: 0,
+        }
+    }
+
+    fn layout(mut self, shape: &[usize], strides: &[i64], byte_offset: u64) -> Self {
+        self.shape = shape.to_vec();
+        self.strides = strides.to_vec();
+        self.byte_offset = byte_offset;
+        self
+    }
+}
+
+impl Drop for OnDevice {
+    fn drop(&mut self) {
+        if let Some(slice) = self.slice.take() {
+            let context = Arc::clone(slice.context());
+            let _ = cuda::with_current(&context, || drop(slice));
+        }
+    }
+}
+
+// SAFETY: each test lays out only offsets inside the allocation, which the owner keeps until
+// it is dropped; the description never changes.
+unsafe impl TensorOwner for OnDevice {
     fn describe(&mut self) -> TensorParts<'_> {
         TensorParts::new(
             std::ptr::without_provenance_mut(self.ptr as usize),
             self.device,
-            DataType::I16,
-            &[2_usize, 2],
+            self.dtype,
+            &self.shape,
         )
-        .with_strides(&[-4_i64, 2])
-        .with_byte_offset(8)
+        .with_strides(&self.strides)
+        .with_byte_offset(self.byte_offset)
     }
+}
+
+/// `values` uploaded to a fresh device allocation on `stream`, as an `OnDevice` of `i16`s.
+fn upload(stream: &Arc<CudaStream>, values: &[i16]) -> OnDevice {
+    let owner = OnDevice::new(stream, values.len() * 2, DataType::I16);
+    let host = ManagedTensor::from_vec(values.to_vec(), &[values.len()]).unwrap();
+    let on_gpu = cuda::to_device(host, owner.device, CopyMode::Always, Some(stream)).unwrap();
+    let copied = on_gpu.view().unwrap().data_ptr().addr() as u64;
+    cuda::with_current(stream.context(), || {
+        // SAFETY: two device allocations of `2 * len` bytes, the source complete.
+        unsafe { result::memcpy_dtod_sync(owner.ptr, copied, values.len() * 2) }
+    })
+    .unwrap()
+    .unwrap();
+    owner
+}
+
+/// The elements of `owner`'s layout over `values`, in row-major order, the slow way.
+fn expected(values: &[i16], shape: &[usize], strides: &[i64], first: i64) -> Vec<i16> {
+    let count: usize = shape.iter().product();
+    (0..count)
+        .map(|n| {
+            let (mut rest, mut at) = (n, first);
+            for (&extent, &stride) in shape.iter().zip(strides).rev() {
+                at += (rest % extent) as i64 * stride;
+                rest /= extent;
+            }
+            values[at as usize]
+        })
+        .collect()
 }
 
 #[test]
@@ -414,47 +502,389 @@ fn gpu_strided_device_tensors_are_gathered() {
         return;
     };
     let (_context, stream) = stream(device);
-    let slice = stream.clone_htod(&[0_i16, 1, 2, 3, 4, 5, 6, 7]).unwrap();
-    let ptr = {
-        let (ptr, _sync) = slice.device_ptr(&stream);
-        ptr
+    let values: Vec<i16> = (0..4 * 6 * 8).collect();
+    // (shape, strides, first element): reversed rows, a column, a block, a batch of blocks
+    // (one cuMemcpy3D), a transpose, a broadcast.
+    let layouts: [(&[usize], &[i64], i64); 6] = [
+        (&[2, 2], &[-4, 2], 4),
+        (&[24], &[8], 3),
+        (&[3, 5], &[8, 1], 9),
+        (&[4, 2, 3], &[48, 8, 1], 2),
+        (&[8, 6], &[1, 8], 0),
+        (&[3, 4], &[0, 1], 5),
+    ];
+    for (shape, strides, first) in layouts {
+        let owner = upload(&stream, &values).layout(shape, strides, first as u64 * 2);
+        let tensor = ManagedTensor::from_owner(owner).unwrap();
+        let want = expected(&values, shape, strides, first);
+        let view = CudaTensorView::<i16>::new(tensor.view().unwrap()).unwrap();
+        assert!(!view.is_contiguous());
+        assert_eq!(
+            view.to_host_vec(Some(&stream)).unwrap(),
+            want,
+            "{shape:?} {strides:?}"
+        );
+        drop(view);
+        // Device to device: compact, the same values.
+        let copy = cuda::to_device(tensor, device, CopyMode::Always, Some(&stream)).unwrap();
+        assert!(copy.view().unwrap().is_contiguous());
+        assert_eq!(
+            read::<i16>(&copy),
+            want,
+            "{shape:?} {strides:?} on the device"
+        );
+    }
+}
+
+#[test]
+fn gpu_a_strided_copy_between_devices() {
+    let Some((gpu0, gpu1)) = two_gpus("gpu_a_strided_copy_between_devices") else {
+        return;
     };
-    let tensor = ManagedTensor::from_owner(StridedDevice {
-        _slice: slice,
-        ptr,
-        device,
-    })
-    .unwrap();
-    let view = CudaTensorView::<i16>::new(tensor.view().unwrap()).unwrap();
-    assert!(!view.is_contiguous());
-    // Row 0 is elements 4 and 6, row 1 is elements 0 and 2.
-    assert_eq!(view.to_host_vec(Some(&stream)).unwrap(), [4, 6, 0, 2]);
-    drop(view);
-    // Device to device: compact.
-    let copy = cuda::to_device(tensor, device, CopyMode::Always, Some(&stream)).unwrap();
-    let view = CudaTensorView::<i16>::new(copy.view().unwrap()).unwrap();
-    assert!(view.is_contiguous());
-    assert_eq!(view.to_host_vec(None).unwrap(), [4, 6, 0, 2]);
+    let (_c1, stream1) = stream(gpu1);
+    let values: Vec<i16> = (0..64).collect();
+    let owner = upload(&stream1, &values).layout(&[8], &[8], 6);
+    let tensor = ManagedTensor::from_owner(owner).unwrap();
+    // The copy runs on cuda:1's stream (the memory it reads), into cuda:0.
+    let copy = cuda::to_device(tensor, gpu0, CopyMode::IfNeeded, Some(&stream1)).unwrap();
+    assert_eq!(copy.device(), gpu0);
+    assert_eq!(read::<i16>(&copy), [3, 11, 19, 27, 35, 43, 51, 59]);
+    // Contiguous, one run between the devices.
+    let back = cuda::to_device(copy, gpu1, CopyMode::IfNeeded, None).unwrap();
+    assert_eq!(back.device(), gpu1);
+    assert_eq!(read::<i16>(&back), [3, 11, 19, 27, 35, 43, 51, 59]);
+}
+
+/// Whether the process's resident memory peaked more than `limit` bytes above where it was
+/// when `work` started: Linux's peak RSS (`VmHWM`), reset first through `/proc/self/clear_refs`.
+fn host_peak_during(work: impl FnOnce()) -> Option<usize> {
+    let field = |name: &str| -> Option<usize> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|line| line.starts_with(name))?;
+        let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    };
+    std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    let before = field("VmRSS:")?;
+    work();
+    Some(field("VmHWM:")?.saturating_sub(before))
+}
+
+#[test]
+fn gpu_a_large_strided_copy_stays_within_its_own_size_on_the_host() {
+    let name = "gpu_a_large_strided_copy_stays_within_its_own_size_on_the_host";
+    let Some(device) = gpu(name) else {
+        return;
+    };
+    let (context, stream) = stream(device);
+    // One column of a 32768 x 16384 u32 matrix: 128 KiB of elements in a 2 GiB span.
+    let (rows, cols) = (1_usize << 15, 1_usize << 14);
+    let span = rows * cols * 4;
+    if context.total_mem().unwrap() < 2 * span {
+        support::not_run(name, "needs 4 GiB of device memory");
+        return;
+    }
+    let owner = OnDevice::new(&stream, span, DataType::U32).layout(&[rows], &[cols as i64], 12);
+    // SAFETY: the whole allocation, then column 3 of every row (2D), on the owner's stream.
+    unsafe {
+        write_u32(&stream, owner.ptr, 0, rows * cols);
+        cuda::with_current(&context, || {
+            sys::cuMemsetD2D32Async(
+                owner.ptr + 12,
+                cols * 4,
+                0xabcd,
+                1,
+                rows,
+                stream.cu_stream(),
+            )
+            .result()
+        })
+        .unwrap()
+        .unwrap();
+    }
+    let tensor = ManagedTensor::from_owner(owner).unwrap();
+    let mut host = None;
+    let peak = host_peak_during(|| {
+        host =
+            Some(cuda::to_device(tensor, Device::CPU, CopyMode::IfNeeded, Some(&stream)).unwrap());
+    });
+    let host = host.unwrap();
+    assert!(
+        host.view()
+            .unwrap()
+            .as_slice::<u32>()
+            .unwrap()
+            .iter()
+            .all(|&v| v == 0xabcd)
+    );
+    match peak {
+        // The copy itself is 128 KiB; staging the span would be 2 GiB.
+        Some(peak) => assert!(
+            peak < 256 << 20,
+            "the host peaked {peak} bytes above its start"
+        ),
+        None => support::not_run(name, "cannot read /proc/self peak memory here: values only"),
+    }
+}
+
+#[test]
+fn gpu_managed_memory_written_by_the_gpu_is_read_after_the_write() {
+    let name = "gpu_managed_memory_written_by_the_gpu_is_read_after_the_write";
+    let Some(device) = gpu(name) else {
+        return;
+    };
+    let (context, stream) = stream(device);
+    let n = 1 << 20;
+    let managed = Managed::new(&context, n * 4);
+    let address = managed.ptr;
+    // The GPU writes 7 everywhere, held behind a gate: a host read now would see zeros (or,
+    // without concurrent managed access, fault).
+    let gate = Gate::hold(&stream);
+    // SAFETY: `n` u32s of the managed allocation, which the tensor below keeps.
+    unsafe { write_u32(&stream, address, 7, n) };
+    let tensor = ManagedTensor::from_owner(managed).unwrap();
+    assert_eq!(tensor.device(), Device::CUDA_MANAGED);
+    // A host consumer (`from_dlpack(x, device="cpu")`): shared, after the write.
+    let consumer = Arc::clone(&stream);
+    let read = std::thread::spawn(move || {
+        let kept =
+            cuda::to_device(tensor, Device::CPU, CopyMode::IfNeeded, Some(&consumer)).unwrap();
+        let view = kept.view().unwrap();
+        (
+            view.data_ptr().addr() as u64,
+            view.as_slice::<u32>().unwrap().iter().all(|&v| v == 7),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let blocked = !read.is_finished();
+    gate.open();
+    let (shared, all_seven) = read.join().unwrap();
+    assert!(blocked, "the host read did not wait for the GPU's write");
+    assert_eq!(shared, address, "read in place");
+    assert!(all_seven);
+    // A copy of managed memory to the host (copy=True), and to the device.
+    let managed = Managed::new(&context, n * 4);
+    // SAFETY: as above.
+    unsafe { write_u32(&stream, managed.ptr, 9, n) };
+    let tensor = ManagedTensor::from_owner(managed).unwrap();
+    let on_gpu = cuda::to_device(tensor, device, CopyMode::IfNeeded, Some(&stream)).unwrap();
+    assert_eq!(
+        on_gpu.device(),
+        Device::CUDA_MANAGED,
+        "the device reads it in place"
+    );
+    let copy = cuda::to_device(on_gpu, Device::CPU, CopyMode::Always, Some(&stream)).unwrap();
+    assert!(
+        copy.view()
+            .unwrap()
+            .as_slice::<u32>()
+            .unwrap()
+            .iter()
+            .all(|&v| v == 9)
+    );
+}
+
+/// `cuMemAllocManaged` memory as a `kDLCUDAManaged` tensor of `u32`s.
+struct Managed {
+    context: Arc<CudaContext>,
+    ptr: u64,
+    len: [usize; 1],
+}
+
+impl Managed {
+    fn new(context: &Arc<CudaContext>, bytes: usize) -> Self {
+        let ptr = cuda::with_current(context, || {
+            // SAFETY: a fresh allocation; the tests write before they read.
+            unsafe { result::malloc_managed(bytes, sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL) }
+        })
+        .unwrap()
+        .expect("cuMemAllocManaged");
+        Self {
+            context: Arc::clone(context),
+            ptr,
+            len: [bytes / 4],
+        }
+    }
+}
+
+impl Drop for Managed {
+    fn drop(&mut self) {
+        let ptr = self.ptr;
+        // SAFETY: allocated in `new`, freed once; the tests waited for their work on it.
+        let _ = cuda::with_current(&self.context, || unsafe { result::memory_free(ptr) });
+    }
+}
+
+// SAFETY: the allocation holds `len` u32s (written by each test before it reads them) and
+// lives as long as the owner; host pointers into managed memory come from the driver, whose
+// address is exposed here for the host's reads.
+unsafe impl TensorOwner for Managed {
+    fn describe(&mut self) -> TensorParts<'_> {
+        TensorParts::new(
+            std::ptr::with_exposed_provenance_mut(self.ptr as usize),
+            Device::CUDA_MANAGED,
+            DataType::U32,
+            &self.len[..],
+        )
+    }
+}
+
+/// `cuMemHostAlloc` (pinned) memory as a `kDLCUDAHost` tensor of `u32`s.
+struct Pinned {
+    context: Arc<CudaContext>,
+    ptr: *mut std::ffi::c_void,
+    len: [usize; 1],
+}
+
+// SAFETY: the allocation is owned by this value alone and freed once, in its drop.
+unsafe impl Send for Pinned {}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        let ptr = self.ptr;
+        // SAFETY: allocated by `cuMemHostAlloc`, freed once.
+        let _ = cuda::with_current(&self.context, || unsafe { result::free_host(ptr) });
+    }
+}
+
+// SAFETY: as for `Managed`, for pinned host memory.
+unsafe impl TensorOwner for Pinned {
+    fn describe(&mut self) -> TensorParts<'_> {
+        TensorParts::new(self.ptr, Device::CUDA_HOST, DataType::U32, &self.len[..])
+    }
+}
+
+#[test]
+fn gpu_pinned_memory_with_a_copy_pending_is_read_after_it() {
+    let name = "gpu_pinned_memory_with_a_copy_pending_is_read_after_it";
+    let Some(device) = gpu(name) else {
+        return;
+    };
+    let (context, stream) = stream(device);
+    let n = 1 << 18;
+    for mode in [CopyMode::IfNeeded, CopyMode::Always] {
+        let ptr = cuda::with_current(&context, || {
+            // SAFETY: a fresh allocation, written by the copy below before it is read.
+            unsafe { result::malloc_host(n * 4, 0) }
+        })
+        .unwrap()
+        .expect("cuMemHostAlloc");
+        let pinned = Pinned {
+            context: Arc::clone(&context),
+            ptr,
+            len: [n],
+        };
+        let source = CudaBuffer::from_host(&stream, &vec![5_u32; n], &[n]).unwrap();
+        let address = source.slice().device_ptr(&stream).0;
+        cuda::with_current(&context, || stream.synchronize())
+            .unwrap()
+            .unwrap();
+        // A device-to-pinned copy, pending behind a gate.
+        let gate = Gate::hold(&stream);
+        cuda::with_current(&context, || {
+            // SAFETY: `n` u32s on both sides, alive until the stream has passed the copy.
+            unsafe {
+                sys::cuMemcpyAsync(
+                    ptr.expose_provenance() as u64,
+                    address,
+                    n * 4,
+                    stream.cu_stream(),
+                )
+            }
+            .result()
+        })
+        .unwrap()
+        .unwrap();
+        let tensor = ManagedTensor::from_owner(pinned).unwrap();
+        let consumer = Arc::clone(&stream);
+        let read = std::thread::spawn(move || {
+            let host = cuda::to_device(tensor, Device::CPU, mode, Some(&consumer)).unwrap();
+            host.view()
+                .unwrap()
+                .as_slice::<u32>()
+                .unwrap()
+                .iter()
+                .all(|&v| v == 5)
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        let blocked = !read.is_finished();
+        gate.open();
+        let all_five = read.join().unwrap();
+        assert!(
+            blocked,
+            "{mode:?}: the host read did not wait for the pending copy"
+        );
+        assert!(all_five, "{mode:?}");
+        drop(source);
+    }
+}
+
+#[test]
+fn gpu_the_release_waits_for_the_consumers_queued_work() {
+    let name = "gpu_the_release_waits_for_the_consumers_queued_work";
+    let Some(device) = gpu(name) else {
+        return;
+    };
+    let (context, producer) = stream(device);
+    let (_, consumer) = stream(device);
+    let n = 1 << 20;
+    let buffer = CudaBuffer::from_host(&producer, &vec![0_u32; n], &[n]).unwrap();
+    let freed = buffer.slice().device_ptr(&producer).0;
+    // SAFETY: `consumer` is a live stream of the device, alive past the release below.
+    let tensor = unsafe { buffer.into_dlpack_for(StreamArg::of(&consumer)) }.unwrap();
+    // The consumer queues a write (a kernel, for the driver) that is held, then releases the
+    // tensor: the release must not let the memory be reused before the write has run.
+    let gate = Gate::hold(&consumer);
+    // SAFETY: the tensor's `n` u32s, which the ordered release keeps until the write ran.
+    unsafe { write_u32(&consumer, freed, 1, n) };
+    let async_alloc = context.has_async_alloc();
+    let mut release = Some(std::thread::spawn(move || drop(tensor)));
+    if async_alloc {
+        // cuMemFreeAsync: the release returns at once, the free queued behind the wait.
+        release.take().unwrap().join().unwrap();
+    }
+    // The producer allocates again (the pool hands back the freed block on the same stream)
+    // and writes 2 there, in its order: after the free, so after the consumer's write.
+    let again = cuda::with_current(&context, || producer.alloc_zeros::<u32>(n))
+        .unwrap()
+        .unwrap();
+    let reused = again.device_ptr(&producer).0;
+    // SAFETY: the new allocation's `n` u32s.
+    unsafe { write_u32(&producer, reused, 2, n) };
+    gate.open();
+    if let Some(release) = release {
+        // A synchronous free waited for the producer's stream, so for the consumer's write.
+        release.join().unwrap();
+    }
+    let values = cuda::with_current(&context, || producer.clone_dtoh(&again))
+        .unwrap()
+        .unwrap();
+    if reused != freed {
+        support::not_run(
+            name,
+            "the allocator did not reuse the freed block: nothing to race",
+        );
+    }
+    assert!(
+        values.iter().all(|&v| v == 2),
+        "the consumer's queued write landed after the free"
+    );
+    cuda::with_current(&context, || drop(again)).unwrap();
 }
 
 #[test]
 fn gpu_a_stream_of_another_device_is_refused() {
-    let devices = cuda::cuda_devices();
-    if devices.len() < 2 {
-        support::not_run(
-            "gpu_a_stream_of_another_device_is_refused",
-            &format!("needs two CUDA devices, found {}", devices.len()),
-        );
+    let Some((gpu0, gpu1)) = two_gpus("gpu_a_stream_of_another_device_is_refused") else {
         return;
-    }
-    let (_context, stream1) = stream(devices[1]);
+    };
+    let (_context, stream1) = stream(gpu1);
     let host = ManagedTensor::from_vec(vec![1_u8], &[1]).unwrap();
-    let err = cuda::to_device(host, devices[0], CopyMode::IfNeeded, Some(&stream1)).unwrap_err();
+    let err = cuda::to_device(host, gpu0, CopyMode::IfNeeded, Some(&stream1)).unwrap_err();
     assert_eq!(
         err,
         Error::Cuda(CudaError::WrongStream {
-            stream: devices[1],
-            device: devices[0]
+            stream: gpu1,
+            device: gpu0
         })
     );
 }

@@ -4,12 +4,18 @@
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Index, Member, Type};
+use syn::{
+    Attribute, Data, DeriveInput, Fields, GenericArgument, Generics, Ident, Index, Member,
+    PathArguments, Type,
+};
 
-use crate::attr::{self, Attrs, Which};
+use crate::attr::{self, Attrs};
 use crate::ctxt::Ctxt;
+use crate::kind::Kind;
 
 pub(crate) struct Input<'a> {
+    /// Which derive reads it.
+    pub kind: Kind,
     pub ident: &'a Ident,
     pub generics: &'a Generics,
     pub vis: &'a syn::Visibility,
@@ -54,16 +60,16 @@ pub(crate) struct Field<'a> {
 }
 
 impl<'a> Input<'a> {
-    pub(crate) fn from_syn(cx: &Ctxt, which: Which, input: &'a DeriveInput) -> Self {
-        let attrs = attr::parse(cx, which, &input.attrs);
+    pub(crate) fn from_syn(cx: &Ctxt, kind: Kind, input: &'a DeriveInput) -> Self {
+        let attrs = attr::parse(cx, kind, &input.attrs);
         let body = match &input.data {
             Data::Enum(data) => Body::Enum(
                 data.variants
                     .iter()
                     .map(|v| Variant {
                         ident: Some(&v.ident),
-                        attrs: attr::parse(cx, which, &v.attrs),
-                        fields: fields(cx, which, &v.fields),
+                        attrs: attr::parse(cx, kind, &v.attrs),
+                        fields: fields(cx, kind, &v.fields),
                         style: style(&v.fields),
                         cfgs: cfgs(&v.attrs),
                         span: v.ident.span(),
@@ -73,7 +79,7 @@ impl<'a> Input<'a> {
             Data::Struct(data) => Body::Struct(Box::new(Variant {
                 ident: None,
                 attrs: Attrs::default(),
-                fields: fields(cx, which, &data.fields),
+                fields: fields(cx, kind, &data.fields),
                 style: style(&data.fields),
                 cfgs: Vec::new(),
                 span: input.ident.span(),
@@ -81,6 +87,7 @@ impl<'a> Input<'a> {
             Data::Union(data) => Body::Union(data.union_token.span),
         };
         Input {
+            kind,
             ident: &input.ident,
             generics: &input.generics,
             vis: &input.vis,
@@ -95,6 +102,44 @@ impl Field<'_> {
     pub(crate) fn ty_span(&self) -> Span {
         self.ty.span()
     }
+
+    /// `T` for a field of type `Box<T>`, `Arc<T>` or `Rc<T>`, recognised by the last segment
+    /// of the path as written (`std::sync::Arc<T>` included): a delegate goes through the
+    /// pointer to `T`, and import wraps the `T` it builds with `From`.
+    pub(crate) fn pointee(&self) -> Option<&Type> {
+        let segment = last_segment(self.ty)?;
+        if !matches!(segment.ident.to_string().as_str(), "Box" | "Arc" | "Rc") {
+            return None;
+        }
+        let PathArguments::AngleBracketed(args) = &segment.arguments else {
+            return None;
+        };
+        match args.args.iter().collect::<Vec<_>>().as_slice() {
+            [GenericArgument::Type(inner)] => Some(inner),
+            _ => None,
+        }
+    }
+
+    /// Whether the field is a `PhantomData<…>`, which holds nothing: import writes
+    /// `PhantomData`, and the field needs no import policy.
+    pub(crate) fn is_phantom(&self) -> bool {
+        last_segment(self.ty).is_some_and(|s| s.ident == "PhantomData")
+    }
+
+    /// How messages name the field: "field `stream`", "field 0".
+    pub(crate) fn describe(&self) -> String {
+        match &self.member {
+            Member::Named(ident) => format!("field `{ident}`"),
+            Member::Unnamed(index) => format!("field {}", index.index),
+        }
+    }
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
+    }
 }
 
 impl Variant<'_> {
@@ -107,7 +152,7 @@ impl Variant<'_> {
     }
 }
 
-fn fields<'a>(cx: &Ctxt, which: Which, fields: &'a Fields) -> Vec<Field<'a>> {
+fn fields<'a>(cx: &Ctxt, kind: Kind, fields: &'a Fields) -> Vec<Field<'a>> {
     fields
         .iter()
         .enumerate()
@@ -120,7 +165,7 @@ fn fields<'a>(cx: &Ctxt, which: Which, fields: &'a Fields) -> Vec<Field<'a>> {
                 }),
             },
             ty: &field.ty,
-            attrs: attr::parse(cx, which, &field.attrs),
+            attrs: attr::parse(cx, kind, &field.attrs),
             span: field
                 .ident
                 .as_ref()

@@ -4,7 +4,7 @@
 //! unknown key, a malformed value or a repeated option is an error pointing at that key, and
 //! the parse goes on so that one build reports every mistake. The options after an optional
 //! leading string (`#[dlpack("float32", export_only)]`) go through syn's `parse_nested_meta`
-//! machinery.
+//! machinery; every key is a [`Sym`], and what follows it is decided by the key's [`Form`].
 
 use dlpack_grammar::{CodeInfo, DeviceInfo};
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -14,51 +14,41 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitInt, LitStr, Meta, Path, Token, Type};
 
 use crate::ctxt::Ctxt;
+use crate::kind::Kind;
+use crate::names;
+use crate::symbol::{Form, Sym};
 
-/// Which derive is parsing: the two share the attribute name but not the vocabulary.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Which {
-    DataType,
-    Device,
-}
-
-impl Which {
-    /// An example annotation, for messages.
-    pub(crate) fn example(self) -> &'static str {
-        match self {
-            Which::DataType => "#[dlpack(\"float32\")]",
-            Which::Device => "#[dlpack(cuda)]",
-        }
-    }
-
-    fn keys(self) -> &'static [&'static str] {
-        match self {
-            Which::DataType => &[
-                "code",
-                "bits",
-                "lanes",
-                "element",
-                "export_only",
-                "skip",
-                "delegate",
-                "crate",
-            ],
-            Which::Device => &["id", "id_with", "export_only", "skip", "delegate", "crate"],
-        }
-    }
-}
-
-/// An option: where its key was written, and its value.
-pub(crate) struct Opt<T> {
+/// One option as written: its key, where the key is, and its value.
+pub(crate) struct Opt {
+    pub sym: Sym,
     pub key: Span,
-    pub value: T,
+    pub value: Value,
 }
 
-/// A value and where it was written.
+/// What followed a key.
+pub(crate) enum Value {
+    /// Nothing: a flag, or a field role (`#[dlpack(id)]`).
+    None,
+    Path(Path),
+    Type(Type),
+    /// `code = float`.
+    Code(&'static CodeInfo, Span),
+    /// `bits = 16`, `lanes = 4`, `id = 0`, checked against the key's range.
+    Int(i64, Span),
+}
+
+/// What an item maps to by name: a data type string, or a bare device name.
 #[derive(Clone, Copy)]
-pub(crate) struct Val<T> {
+pub(crate) enum Target {
+    DataType { code: u8, bits: u8, lanes: u16 },
+    Device(&'static DeviceInfo),
+}
+
+/// A name and where it was written.
+#[derive(Clone, Copy)]
+pub(crate) struct Named {
     pub span: Span,
-    pub value: T,
+    pub target: Target,
 }
 
 /// Everything the `#[dlpack(...)]` attributes of one item (type, variant or field) said.
@@ -66,22 +56,10 @@ pub(crate) struct Val<T> {
 pub(crate) struct Attrs {
     /// The first `#[dlpack]` attribute, for "not allowed here" errors.
     pub first: Option<Span>,
-    pub krate: Option<Opt<Path>>,
-    /// A data type name: `#[dlpack("float32")]`.
-    pub name: Option<Val<(u8, u8, u16)>>,
-    /// `code = float` (a value) or `code` alone (a field role).
-    pub code: Option<Opt<Option<Val<&'static CodeInfo>>>>,
-    pub bits: Option<Opt<Option<Val<u8>>>>,
-    pub lanes: Option<Opt<Option<Val<u16>>>>,
-    pub element: Option<Opt<Type>>,
-    pub export_only: Option<Span>,
-    pub skip: Option<Span>,
-    pub delegate: Option<Span>,
-    /// A device name: `#[dlpack(cuda)]`.
-    pub device: Option<Val<&'static DeviceInfo>>,
-    /// `id = 0` (a value) or `id` alone (a field role).
-    pub id: Option<Opt<Option<Val<i32>>>>,
-    pub id_with: Option<Opt<Path>>,
+    /// The options, each key once, in the order written.
+    pub opts: Vec<Opt>,
+    /// `#[dlpack("float32")]` or `#[dlpack(cuda)]`.
+    pub name: Option<Named>,
     /// Whether parsing reported an error: the options are incomplete, so `check` draws no
     /// further conclusion from them (one mistake, one error).
     pub poisoned: bool,
@@ -92,10 +70,58 @@ impl Attrs {
     pub(crate) fn is_empty(&self) -> bool {
         self.first.is_none()
     }
+
+    pub(crate) fn get(&self, sym: Sym) -> Option<&Opt> {
+        self.opts.iter().find(|o| o.sym == sym)
+    }
+
+    /// Where `sym` was written, in any form.
+    pub(crate) fn span(&self, sym: Sym) -> Option<Span> {
+        self.get(sym).map(|o| o.key)
+    }
+
+    /// `sym` written alone, as a field role (`#[dlpack(code)]`).
+    pub(crate) fn role(&self, sym: Sym) -> Option<Span> {
+        self.get(sym)
+            .filter(|o| matches!(o.value, Value::None))
+            .map(|o| o.key)
+    }
+
+    /// `sym` written with a value (`code = float`).
+    pub(crate) fn valued(&self, sym: Sym) -> Option<&Opt> {
+        self.get(sym).filter(|o| !matches!(o.value, Value::None))
+    }
+
+    /// The path of `sym = path`.
+    pub(crate) fn path(&self, sym: Sym) -> Option<&Path> {
+        match &self.get(sym)?.value {
+            Value::Path(path) => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The key span and path of `sym = path`.
+    pub(crate) fn path_opt(&self, sym: Sym) -> Option<(Span, &Path)> {
+        let opt = self.get(sym)?;
+        match &opt.value {
+            Value::Path(path) => Some((opt.key, path)),
+            _ => None,
+        }
+    }
+}
+
+impl Opt {
+    /// The integer of `bits = 16`, with its span.
+    pub(crate) fn int(&self) -> Option<(i64, Span)> {
+        match self.value {
+            Value::Int(n, span) => Some((n, span)),
+            _ => None,
+        }
+    }
 }
 
 /// Parses every `#[dlpack(...)]` among `attrs`, reporting mistakes into `cx`.
-pub(crate) fn parse(cx: &Ctxt, which: Which, attrs: &[Attribute]) -> Attrs {
+pub(crate) fn parse(cx: &Ctxt, kind: Kind, attrs: &[Attribute]) -> Attrs {
     let mut out = Attrs::default();
     let before = cx.count();
     for attr in attrs {
@@ -108,12 +134,12 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, attrs: &[Attribute]) -> Attrs {
                 attr,
                 format_args!(
                     "expected options in parentheses, as in `{}`",
-                    which.example()
+                    kind.example()
                 ),
             );
             continue;
         }
-        let result = attr.parse_args_with(|input: ParseStream| body(cx, which, &mut out, input));
+        let result = attr.parse_args_with(|input: ParseStream| body(cx, kind, &mut out, input));
         if let Err(error) = result {
             cx.syn_error(error);
         }
@@ -122,16 +148,13 @@ pub(crate) fn parse(cx: &Ctxt, which: Which, attrs: &[Attribute]) -> Attrs {
     out
 }
 
-fn body(cx: &Ctxt, which: Which, out: &mut Attrs, input: ParseStream) -> syn::Result<()> {
+fn body(cx: &Ctxt, kind: Kind, out: &mut Attrs, input: ParseStream) -> syn::Result<()> {
     if input.is_empty() {
-        return Err(input.error(format_args!(
-            "expected options, as in `{}`",
-            which.example()
-        )));
+        return Err(input.error(format_args!("expected options, as in `{}`", kind.example())));
     }
     if input.peek(LitStr) {
         let lit: LitStr = input.parse()?;
-        name(cx, which, out, &lit);
+        name(cx, kind, out, &lit);
         if input.is_empty() {
             return Ok(());
         }
@@ -141,258 +164,152 @@ fn body(cx: &Ctxt, which: Which, out: &mut Attrs, input: ParseStream) -> syn::Re
         }
     }
     let rest: TokenStream = input.parse()?;
-    syn::meta::parser(|meta| option(cx, which, out, &meta)).parse2(rest)
+    syn::meta::parser(|meta| option(cx, kind, out, &meta)).parse2(rest)
 }
 
 /// A leading string: a data type name, or (for devices) a mistake with a precise fix.
-fn name(cx: &Ctxt, which: Which, out: &mut Attrs, lit: &LitStr) {
+fn name(cx: &Ctxt, kind: Kind, out: &mut Attrs, lit: &LitStr) {
     let text = lit.value();
-    match which {
-        Which::DataType => match dlpack_grammar::parse_data_type(&text) {
-            Ok(value) => {
-                if out.name.is_some() {
-                    cx.error(lit.span(), "a second data type name; give one per item");
-                } else {
-                    out.name = Some(Val {
-                        span: lit.span(),
-                        value,
-                    });
-                }
-            }
-            Err(reason) => cx.error(
-                lit.span(),
-                format_args!("`{text}` is not a data type: {reason}"),
-            ),
-        },
-        Which::Device => match dlpack_grammar::parse_device(&text) {
-            Ok((device_type, id)) => {
-                let info = dlpack_grammar::device_info(device_type).expect("parsed device");
-                let fix = if info.host_side || (!info.indexed && id == 0) {
-                    format!("#[dlpack({})]", info.name)
-                } else {
-                    format!("#[dlpack({}, id = {id})]", info.name)
-                };
-                cx.error(
-                    lit.span(),
-                    format_args!("write the device as a bare name, not a string: `{fix}`"),
-                );
-            }
-            Err(_) => {
-                let hint = dlpack_grammar::suggest_device(text.split(':').next().unwrap_or(""))
-                    .map(|s| format!("; did you mean `#[dlpack({s})]`?"))
-                    .unwrap_or_default();
-                cx.error(
-                    lit.span(),
-                    format_args!(
-                        "a device is written as a bare name such as `#[dlpack(cuda)]`, not a string{hint}"
-                    ),
-                );
-            }
-        },
+    let target = match kind {
+        Kind::DataType => names::data_type_string(&text),
+        Kind::Device => Err(names::device_string(&text)),
+    };
+    match target {
+        Err(message) => cx.error(lit.span(), message),
+        Ok(_) if out.name.is_some() => {
+            cx.error(lit.span(), "a second data type name; give one per item");
+        }
+        Ok(target) => {
+            out.name = Some(Named {
+                span: lit.span(),
+                target,
+            });
+        }
     }
 }
 
-fn option(cx: &Ctxt, which: Which, out: &mut Attrs, meta: &ParseNestedMeta) -> syn::Result<()> {
+fn option(cx: &Ctxt, kind: Kind, out: &mut Attrs, meta: &ParseNestedMeta) -> syn::Result<()> {
     let Some(key) = meta.path.get_ident() else {
         cx.error_spanned(
             &meta.path,
-            format_args!("expected an option name, as in `{}`", which.example()),
+            format_args!("expected an option name, as in `{}`", kind.example()),
         );
         return skip_value(meta.input);
     };
     let span = key.span();
     let text = key.to_string();
-    match (which, text.as_str()) {
-        (_, "crate") => {
-            let value = meta.value()?;
-            let path = if value.peek(LitStr) {
-                let lit: LitStr = value.parse()?;
-                lit.parse::<Path>().map_err(|_| {
-                    syn::Error::new(
-                        lit.span(),
-                        format_args!(
-                            "`{}` is not a path; write the path of dlpack-core as re-exported, as in `crate = \"my_framework::dlpack\"`",
-                            lit.value()
-                        ),
-                    )
-                })?
-            } else {
-                value.call(Path::parse_mod_style)?
-            };
-            set(cx, &mut out.krate, span, path, "crate");
+    let Some(sym) = Sym::from_name(&text).filter(|s| s.kind().is_none_or(|k| k == kind)) else {
+        if kind == Kind::Device {
+            if let Some(info) = dlpack_grammar::device_by_name(&text) {
+                return device_name(cx, out, meta, span, info);
+            }
         }
-        (_, "export_only") => flag(cx, meta, &mut out.export_only, span, "export_only")?,
-        (_, "skip") => flag(cx, meta, &mut out.skip, span, "skip")?,
-        (_, "delegate") => flag(cx, meta, &mut out.delegate, span, "delegate")?,
-        (Which::DataType, "code") => {
-            let value = if meta.input.peek(Token![=]) {
-                Some(code_value(meta)?)
-            } else {
-                None
-            };
-            set(cx, &mut out.code, span, value, "code");
-        }
-        (Which::DataType, "bits") => {
-            let value = int_value::<u8>(meta, "the bit width must be a number from 1 to 255")?;
-            set(cx, &mut out.bits, span, value, "bits");
-        }
-        (Which::DataType, "lanes") => {
-            let value = int_value::<u16>(meta, "the lane count must be a number from 1 to 65535")?;
-            set(cx, &mut out.lanes, span, value, "lanes");
-        }
-        (Which::DataType, "element") => {
-            let ty: Type = meta.value()?.parse()?;
-            set(cx, &mut out.element, span, ty, "element");
-        }
-        (Which::Device, "id") => {
-            let value = if meta.input.peek(Token![=]) {
-                let input = meta.value()?;
-                if input.peek(Token![-]) {
-                    let minus: Token![-] = input.parse()?;
-                    let lit: LitInt = input.parse()?;
-                    return Err(syn::Error::new(
-                        minus.span.join(lit.span()).unwrap_or(lit.span()),
-                        "device ids are not negative; DLPack numbers devices from 0",
-                    ));
-                }
-                let lit: LitInt = input.parse()?;
-                let id = lit.base10_parse::<i32>().map_err(|_| {
-                    syn::Error::new(
-                        lit.span(),
-                        format_args!(
-                            "device id {} does not fit DLPack's `int32_t` device_id (0 to 2147483647)",
-                            lit.base10_digits()
-                        ),
-                    )
-                })?;
-                Some(Val {
-                    span: lit.span(),
-                    value: id,
-                })
-            } else {
-                None
-            };
-            set(cx, &mut out.id, span, value, "id");
-        }
-        (Which::Device, "id_with") => {
-            let path: Path = meta.value()?.parse()?;
-            set(cx, &mut out.id_with, span, path, "id_with");
-        }
-        (Which::Device, name) if dlpack_grammar::device_by_name(name).is_some() => {
-            let info = dlpack_grammar::device_by_name(name).expect("checked");
-            if meta.input.peek(Token![=]) {
+        cx.error(span, names::unknown_option(kind, &text));
+        return skip_value(meta.input);
+    };
+    let value = match sym.form() {
+        Form::Flag => {
+            if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
                 cx.error(
                     span,
-                    format_args!(
-                        "a device name takes no value; give the id as its own option: `#[dlpack({name}, id = 0)]`"
-                    ),
+                    format_args!("`{sym}` takes no value: write `{sym}` alone"),
                 );
-                return skip_value(meta.input);
+                skip_value(meta.input)?;
             }
-            match &out.device {
-                Some(first) => cx.error(
-                    span,
-                    format_args!(
-                        "a second device type `{name}` after `{}`: an item maps to one device type",
-                        first.value.name
-                    ),
-                ),
-                None => out.device = Some(Val { span, value: info }),
-            }
+            Value::None
         }
-        (_, other) => {
-            cx.error(span, unknown_option(which, other));
-            return skip_value(meta.input);
-        }
+        Form::Path => Value::Path(meta.value()?.parse()?),
+        Form::Type => Value::Type(meta.value()?.parse()?),
+        Form::CratePath => Value::Path(crate_path(meta)?),
+        Form::ValueOrRole if !meta.input.peek(Token![=]) => Value::None,
+        Form::ValueOrRole => match sym {
+            Sym::Code => code_value(meta)?,
+            Sym::Bits => int_value(meta, 255, "the bit width must be a number from 1 to 255")?,
+            Sym::Lanes => int_value(
+                meta,
+                65535,
+                "the lane count must be a number from 1 to 65535",
+            )?,
+            _ => id_value(meta)?,
+        },
+    };
+    if out.get(sym).is_some() {
+        cx.error(span, format_args!("duplicate option `{sym}`"));
+    } else {
+        out.opts.push(Opt {
+            sym,
+            key: span,
+            value,
+        });
     }
     Ok(())
 }
 
-fn unknown_option(which: Which, key: &str) -> String {
-    match which {
-        Which::DataType => {
-            if dlpack_grammar::device_by_name(key).is_some() {
-                return format!(
-                    "`{key}` is a device; `#[derive(DlpackDataType)]` maps data types, as in `#[dlpack(\"float32\")]`"
-                );
-            }
-            if dlpack_grammar::parse_data_type(key).is_ok() {
-                return format!("write the data type as a string: `#[dlpack(\"{key}\")]`");
-            }
-            if let Some(s) = dlpack_grammar::suggest(key, which.keys()) {
-                return format!("unknown option `{key}`; did you mean `{s}`?");
-            }
-            if let Some(s) = dlpack_grammar::suggest_data_type(key) {
-                return format!(
-                    "unknown option `{key}`; did you mean the data type `#[dlpack(\"{s}\")]`?"
-                );
-            }
-            format!(
-                "unknown option `{key}`: expected a data type name such as `\"float32\"`, `code = …`, `bits = …`, `lanes = …`, `element = …`, `export_only`, `skip`, `delegate` or `crate = \"…\"`"
-            )
-        }
-        Which::Device => {
-            if matches!(key, "code" | "bits" | "lanes" | "element") {
-                return format!(
-                    "`{key}` describes a data type; `#[derive(DlpackDevice)]` maps devices, as in `#[dlpack(cuda)]`"
-                );
-            }
-            if let Some(s) = dlpack_grammar::suggest(key, which.keys()) {
-                return format!("unknown option `{key}`; did you mean `{s}`?");
-            }
-            if let Some(s) = dlpack_grammar::suggest_device(key) {
-                return format!("unknown device `{key}`; did you mean `{s}`?");
-            }
-            let names: Vec<&str> = dlpack_grammar::DEVICES.iter().map(|d| d.name).collect();
-            format!(
-                "unknown option `{key}`: expected a device name ({}), `id = …`, `id_with = …`, `export_only`, `skip`, `delegate` or `crate = \"…\"`",
-                names.join(", ")
-            )
-        }
-    }
-}
-
-fn set<T>(cx: &Ctxt, slot: &mut Option<Opt<T>>, key: Span, value: T, name: &str) {
-    if slot.is_some() {
-        cx.error(key, format_args!("duplicate option `{name}`"));
-    } else {
-        *slot = Some(Opt { key, value });
-    }
-}
-
-fn flag(
+/// A bare device name: `#[dlpack(cuda)]`.
+fn device_name(
     cx: &Ctxt,
+    out: &mut Attrs,
     meta: &ParseNestedMeta,
-    slot: &mut Option<Span>,
-    key: Span,
-    name: &str,
+    span: Span,
+    info: &'static DeviceInfo,
 ) -> syn::Result<()> {
-    if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+    let name = info.name;
+    if meta.input.peek(Token![=]) {
         cx.error(
-            key,
-            format_args!("`{name}` takes no value: write `{name}` alone"),
+            span,
+            format_args!(
+                "a device name takes no value; give the id as its own option: `#[dlpack({name}, id = 0)]`"
+            ),
         );
-        skip_value(meta.input)?;
+        return skip_value(meta.input);
     }
-    if slot.is_some() {
-        cx.error(key, format_args!("duplicate option `{name}`"));
-    } else {
-        *slot = Some(key);
+    match &out.name {
+        Some(Named {
+            target: Target::Device(first),
+            ..
+        }) => cx.error(
+            span,
+            format_args!(
+                "a second device type `{name}` after `{}`: an item maps to one device type",
+                first.name
+            ),
+        ),
+        _ => {
+            out.name = Some(Named {
+                span,
+                target: Target::Device(info),
+            });
+        }
     }
     Ok(())
+}
+
+/// `crate = "path"` or `crate = path`.
+fn crate_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
+    let value = meta.value()?;
+    if !value.peek(LitStr) {
+        return value.call(Path::parse_mod_style);
+    }
+    let lit: LitStr = value.parse()?;
+    lit.parse::<Path>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format_args!(
+                "`{}` is not a path; write the path of dlpack-core as re-exported, as in `crate = \"my_framework::dlpack\"`",
+                lit.value()
+            ),
+        )
+    })
 }
 
 /// `code = float` (a name stem, aliases included) or `code = 2`.
-fn code_value(meta: &ParseNestedMeta) -> syn::Result<Val<&'static CodeInfo>> {
+fn code_value(meta: &ParseNestedMeta) -> syn::Result<Value> {
     let input = meta.value()?;
     if input.peek(LitInt) {
         let lit: LitInt = input.parse()?;
         let code = lit.base10_parse::<u8>().ok();
         return match code.and_then(dlpack_grammar::code_info) {
-            Some(info) => Ok(Val {
-                span: lit.span(),
-                value: info,
-            }),
+            Some(info) => Ok(Value::Code(info, lit.span())),
             None => Err(syn::Error::new(
                 lit.span(),
                 format_args!(
@@ -406,46 +323,48 @@ fn code_value(meta: &ParseNestedMeta) -> syn::Result<Val<&'static CodeInfo>> {
     let ident = input.call(<Ident as syn::ext::IdentExt>::parse_any)?;
     let text = ident.to_string();
     match dlpack_grammar::code_by_name(&text) {
-        Some(info) => Ok(Val {
-            span: ident.span(),
-            value: info,
-        }),
-        None => {
-            let stems: Vec<&'static str> = dlpack_grammar::CODES.iter().map(|c| c.name).collect();
-            let message = match dlpack_grammar::suggest(&text, &stems) {
-                Some(s) => format!("unknown data type code `{text}`; did you mean `{s}`?"),
-                None => format!(
-                    "unknown data type code `{text}`: expected one of {}",
-                    stems.join(", ")
-                ),
-            };
-            Err(syn::Error::new(ident.span(), message))
-        }
+        Some(info) => Ok(Value::Code(info, ident.span())),
+        None => Err(syn::Error::new(ident.span(), names::unknown_code(&text))),
     }
 }
 
-/// `key = 16` (a value) or `key` alone.
-fn int_value<N: std::str::FromStr>(
-    meta: &ParseNestedMeta,
-    range: &str,
-) -> syn::Result<Option<Val<N>>>
-where
-    N::Err: std::fmt::Display,
-{
-    if !meta.input.peek(Token![=]) {
-        return Ok(None);
-    }
+/// `key = 16`, at most `max`. Zero parses: the grammar's check of the whole data type says why
+/// it is invalid.
+fn int_value(meta: &ParseNestedMeta, max: i64, range: &str) -> syn::Result<Value> {
     let input = meta.value()?;
     let lit: LitInt = input
         .parse()
         .map_err(|e| syn::Error::new(e.span(), format_args!("expected an integer: {range}")))?;
     let value = lit
-        .base10_parse::<N>()
-        .map_err(|_| syn::Error::new(lit.span(), range))?;
-    Ok(Some(Val {
-        span: lit.span(),
-        value,
-    }))
+        .base10_parse::<i64>()
+        .ok()
+        .filter(|n| (0..=max).contains(n))
+        .ok_or_else(|| syn::Error::new(lit.span(), range))?;
+    Ok(Value::Int(value, lit.span()))
+}
+
+/// `id = 0`: a DLPack device id, `0..=i32::MAX`.
+fn id_value(meta: &ParseNestedMeta) -> syn::Result<Value> {
+    let input = meta.value()?;
+    if input.peek(Token![-]) {
+        let minus: Token![-] = input.parse()?;
+        let lit: LitInt = input.parse()?;
+        return Err(syn::Error::new(
+            minus.span.join(lit.span()).unwrap_or(lit.span()),
+            "device ids are not negative; DLPack numbers devices from 0",
+        ));
+    }
+    let lit: LitInt = input.parse()?;
+    let id = lit.base10_parse::<i32>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format_args!(
+                "device id {} does not fit DLPack's `int32_t` device_id (0 to 2147483647)",
+                lit.base10_digits()
+            ),
+        )
+    })?;
+    Ok(Value::Int(i64::from(id), lit.span()))
 }
 
 /// Skips an option's value (`= …` up to the next comma, or a parenthesised list), after an

@@ -31,19 +31,55 @@
 //!
 //! # How it works
 //!
-//! Each derive runs three steps, one module each: `ast` builds a typed view of the input
-//! that borrows the syn tree and parses the `#[dlpack(...)]` attributes (`attr`); `check`
-//! validates it and resolves every variant's mapping, collecting every mistake so one build
-//! shows them all; `expand` writes the impls. When the input is invalid, `fallback` still
-//! emits the trait impl (with the errors), so one mistake is reported once instead of
-//! cascading into "trait not implemented" errors wherever the type is used.
+//! Both derives are one engine, parameterised by a `Kind` (the value type, its set
+//! type, the names of the generated functions and of the `__private` helpers) and reading
+//! option keys as `Sym`s, as serde_derive reads its `Symbol`s. Three steps, each
+//! shared by both derives:
+//!
+//! - parse: `ast` builds a typed view of the input that borrows the syn tree and parses the
+//!   `#[dlpack(...)]` attributes (`attr`; every message about a name, including names from
+//!   other frameworks, is in `names`);
+//! - check: `check` validates it and resolves every item (variant, or struct) to where its
+//!   value comes from and how it comes back on import, collecting every mistake so one build
+//!   shows them all. One resolver handles `skip`, `delegate`, `device_with`, the newtype rule
+//!   and the import policies; only the direct mapping (a data type name or parts, a device type
+//!   and its id) differs by kind;
+//! - expand: `expand` writes each item's part of every generated function, and one builder
+//!   writes the impls around them. When the input is invalid, `fallback` uses the same builder
+//!   with bodies that never run, so one mistake is reported once instead of cascading into
+//!   "trait not implemented" errors wherever the type is used.
 //!
 //! Names of data types and devices are checked against `dlpack-grammar`, the table that
 //! `DataType`'s and `Device`'s `FromStr` and `Display` use, so an annotation is accepted
 //! exactly when the same string parses at run time. Checks that need types (an `element`'s
 //! data type, the range of an id field's integer type, the sets of a delegate's inner type)
 //! are emitted as `const` assertions spanned on the annotation, so they also fail at compile
-//! time and point at the user's tokens.
+//! time and point at the user's tokens. The golden tests (`src/golden.rs`, `golden/`) pin
+//! the expansion of representative inputs.
+//!
+//! # Decisions
+//!
+//! - **No silent `Default`.** A field that import cannot set from the DLPack value (neither
+//!   the device id, a delegate, a raw data type field nor `PhantomData`) needs
+//!   `import_with`, `default` or `export_only` on its item: a handle or quantisation
+//!   parameters rebuilt from `Default` would import a value nobody wrote. `PhantomData` holds
+//!   nothing, so it needs no policy.
+//! - **`default` on a struct is `Self::default()`**, with the fields import sets written
+//!   over it, so the struct's own `Default` impl decides; on a variant, which has no
+//!   `Default` of its own, each field's.
+//! - **`import_with` receives every value its item exports**: a handle variant's function
+//!   sees every device of its type and may refuse some with an error.
+//! - **`device_with` beside a device name** says which type of device the handle is: the
+//!   derive cannot see what the function returns, and a broad return type (candle's
+//!   `DeviceLocation` holds CPU, CUDA and Metal devices) would otherwise make the variant
+//!   claim all of them.
+//! - **`Box`, `Arc` and `Rc` are recognised by name** (the path's last segment, with one type
+//!   argument), as serde recognises `PhantomData`: a delegate reads through the pointer and
+//!   import wraps with `From`. Another type of that name that is not a pointer fails to
+//!   compile at the field, not silently.
+//! - **Other frameworks' names are never accepted**, only explained: accepting `"half"` or
+//!   `mps` would make the derive's grammar differ from `FromStr`'s, and `"e4m3"` would have
+//!   to guess between DLPack codes 8 and 10.
 
 mod ast;
 mod attr;
@@ -51,6 +87,11 @@ mod check;
 mod ctxt;
 mod expand;
 mod fallback;
+#[cfg(test)]
+mod golden;
+mod kind;
+mod names;
+mod symbol;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -59,12 +100,12 @@ use syn::{DeriveInput, parse_macro_input};
 #[proc_macro_derive(DlpackDataType, attributes(dlpack))]
 pub fn derive_data_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input, attr::Which::DataType).into()
+    expand::derive(&input, kind::Kind::DataType).into()
 }
 
 #[doc = include_str!("../docs/device.md")]
 #[proc_macro_derive(DlpackDevice, attributes(dlpack))]
 pub fn derive_device(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input, attr::Which::Device).into()
+    expand::derive(&input, kind::Kind::Device).into()
 }

@@ -13,8 +13,10 @@ runs it) a missing feature, a missing GPU, or neither peer importing is a failur
 """
 
 import functools
+import gc
 import importlib
 import os
+import threading
 
 import pytest
 
@@ -165,10 +167,13 @@ def peer(request, gpu):
 
 def test_without_a_gpu_allocation_fails_with_the_reason():
     if not hasattr(dlpack_demo, "cuda"):
-        pytest.skip("dlpack_demo was built without the `cuda` feature")
+        skip_or_fail("dlpack_demo was built without the `cuda` feature")
     reason = dlpack_demo.cuda.unavailable()
     if reason is None:
-        pytest.skip("this machine has a CUDA device")
+        # With a GPU: the devices are listed, and allocation works.
+        assert dlpack_demo.cuda.devices()
+        assert dlpack_demo.empty((1,), dtype="float32", device="cuda:0").tolist() == [0.0]
+        return
     assert dlpack_demo.cuda.devices() == []
     with pytest.raises(RuntimeError, match="no CUDA driver found|does not exist|CUDA"):
         dlpack_demo.empty((1,), dtype="float32", device="cuda:0")
@@ -271,6 +276,106 @@ def test_we_read_what_the_peer_wrote(peer, gpu):
     assert pending, "dlpack_demo's stream did not wait for the peer's stream"
     assert c.tolist() == [5.0] * N
     assert r.device == Device(gpu) and r.data_ptr == peer.data_ptr(x)
+
+
+def test_a_cpu_producer_is_sent_no_stream(gpu):
+    # from_dlpack(cpu_tensor, device="cuda:0"): the stream follows the source, which has none
+    # (our own CPU producer refuses stream=1, as NumPy and PyTorch do); the copy is made here.
+    a = dlpack_demo.arange(6, dtype="int32")
+    t = dlpack_demo.from_dlpack(a, device=gpu)
+    assert t.device == Device(gpu) and t.tolist() == list(range(6))
+    with pytest.raises(BufferError):
+        dlpack_demo.from_dlpack(a, device=gpu, copy=False)
+
+
+def test_a_copy_for_a_consumer_does_not_block_the_host(gpu):
+    t = dlpack_demo.empty((N,), dtype="float32", device=gpu)
+    out = []
+    export = threading.Thread(
+        target=lambda: out.append(t.__dlpack__(stream=-1, copy=True, max_version=(1, 3)))
+    )
+    with dlpack_demo.cuda.Gate(gpu):  # holds dlpack_demo's stream
+        t.fill(2.0)  # queued behind the gate
+        export.start()
+        export.join(30)
+        blocked = export.is_alive()
+    export.join()
+    assert not blocked, "__dlpack__(copy=True, stream=-1) waited for the producer's stream"
+    assert capsules.versioned_head(out[0])[2] & capsules.IS_COPIED
+    c = dlpack_demo.from_dlpack(out[0])
+    assert c.data_ptr != t.data_ptr and c.tolist() == [2.0] * N
+
+
+class Recording:
+    """A producer wrapping another one, recording the `stream` of each `__dlpack__` call."""
+
+    def __init__(self, x):
+        self.x, self.streams = x, []
+
+    def __dlpack_device__(self):
+        return self.x.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        self.streams.append(kwargs.get("stream"))
+        return self.x.__dlpack__(**kwargs)
+
+
+def test_stream_2_with_torch(gpu):
+    adapter, reason = load("torch")
+    if adapter is None:
+        pytest.skip(reason)
+    torch = adapter.torch
+    x = torch.arange(N, dtype=torch.float32, device="cuda:0")
+    try:
+        x.__dlpack__(stream=2)
+        torch_takes_2 = True
+    except BufferError:  # PyTorch: "per-thread default stream is not supported"
+        torch_takes_2 = False
+    # dlpack_demo on its per-thread default stream names the legacy one, 1, which PyTorch
+    # takes (and after which the per-thread stream is ordered by itself).
+    recorded = Recording(x)
+    r = dlpack_demo.cuda.from_dlpack(recorded, 2)
+    assert recorded.streams == [1], f"torch takes stream=2: {torch_takes_2}"
+    # (Read on dlpack_demo's own stream, which the import did not name: wait for torch first.)
+    torch.cuda.synchronize()
+    assert r.data_ptr == x.data_ptr() and r.tolist() == list(range(N))
+    # On a stream of its own, that stream's handle.
+    s = torch.cuda.Stream(device=0)
+    recorded = Recording(x)
+    dlpack_demo.cuda.from_dlpack(recorded, s.cuda_stream)
+    assert recorded.streams == [s.cuda_stream]
+    # Our producer takes 2 from a consumer on its per-thread default stream.
+    t = dlpack_demo.empty((4,), dtype="float32", device=gpu)
+    t.fill(1.0)
+    assert dlpack_demo.from_dlpack(t.__dlpack__(stream=2, max_version=(1, 3))).tolist() == [1.0] * 4
+
+
+def test_torch_keeps_its_current_device(gpu):
+    adapter, reason = load("torch")
+    if adapter is None:
+        pytest.skip(reason)
+    torch = adapter.torch
+    if torch.cuda.device_count() < 2:
+        pytest.skip(f"not run: needs two CUDA devices, found {torch.cuda.device_count()}")
+    torch.cuda.set_device(0)
+    # Ours on cuda:1, taken by PyTorch while cuda:0 is its current device…
+    t = dlpack_demo.empty((N,), dtype="float32", device="cuda:1")
+    t.fill(3.0)
+    y = torch.from_dlpack(t)
+    assert torch.cuda.current_device() == 0, "__dlpack__ left cuda:1 current"
+    assert y.device == torch.device("cuda:1") and y.cpu().tolist() == [3.0] * N
+    # …PyTorch's on cuda:1, taken by us: PyTorch exports only tensors of its current device,
+    # so cuda:1 is current during __dlpack__, and cuda:0 again after.
+    x = torch.full((N,), 5.0, device="cuda:1")
+    r = dlpack_demo.from_dlpack(x)
+    assert torch.cuda.current_device() == 0, "from_dlpack left cuda:1 current"
+    assert r.device == Device("cuda:1") and r.tolist() == [5.0] * N
+    # The deleters, of both.
+    del y, r, t
+    gc.collect()
+    assert torch.cuda.current_device() == 0, "a deleter left cuda:1 current"
+    z = torch.empty(4, device="cuda")
+    assert z.device == torch.device("cuda:0")
 
 
 def test_round_trip(peer, gpu):

@@ -78,8 +78,9 @@ pub enum DeviceLocation {
     Metal { gpu_id: usize },
 }
 
-/// Stand-in for candle's `CudaDevice`: an opaque handle (a CUDA context and streams) that only
-/// reports its ordinal.
+/// Stand-in for candle's `CudaDevice`: an opaque handle (a CUDA context and streams) that
+/// reports where it is as candle's `BackendDevice::location` does, and that only candle can
+/// create (`Device::new_cuda`).
 #[derive(Debug, Clone)]
 pub struct CudaDevice {
     ordinal: usize,
@@ -91,9 +92,11 @@ impl CudaDevice {
         Self { ordinal }
     }
 
-    /// The ordinal, as `CudaContext::ordinal()` reports it.
-    pub fn ordinal(&self) -> usize {
-        self.ordinal
+    /// Where the handle is: candle's `BackendDevice::location`.
+    pub fn location(&self) -> DeviceLocation {
+        DeviceLocation::Cuda {
+            gpu_id: self.ordinal,
+        }
     }
 }
 
@@ -118,15 +121,30 @@ impl MetalDevice {
     }
 }
 
-/// candle's `Device`: the handles are not constructible from an id, so `Cuda` and `Metal`
-/// export only; `from_dlpack_device` builds `Cpu`.
+/// candle's `Device`, an enum of opaque handles. A CUDA handle knows its location, and
+/// `Device::new_cuda` opens one for an ordinal: the handle exports through the location and
+/// comes back through `new_cuda`. A Metal handle's location holds a registry id, not a DLPack
+/// ordinal, so it exports its index among the system's devices and does not import.
 #[derive(Debug, Clone, DlpackDevice)]
 #[allow(missing_docs)]
 pub enum Device {
     #[dlpack(cpu)]
     Cpu,
-    #[dlpack(cuda, id_with = CudaDevice::ordinal)]
+    #[dlpack(cuda, device_with = CudaDevice::location, import_with = Device::from_dlpack_cuda)]
     Cuda(CudaDevice),
-    #[dlpack(metal, id_with = MetalDevice::index)]
+    #[dlpack(metal, id_with = MetalDevice::index, export_only)]
     Metal(MetalDevice),
+}
+
+impl Device {
+    /// candle's `Device::new_cuda`: a handle to GPU `ordinal`.
+    pub fn new_cuda(ordinal: usize) -> Result<Self, dlpack_core::Error> {
+        Ok(Self::Cuda(CudaDevice::new(ordinal)))
+    }
+
+    /// The `import_with` function of `Cuda`: it receives every `cuda` device.
+    fn from_dlpack_cuda(device: dlpack_core::Device) -> Result<Self, dlpack_core::Error> {
+        let ordinal = usize::try_from(device.device_id).map_err(dlpack_core::Error::msg)?;
+        Self::new_cuda(ordinal)
+    }
 }

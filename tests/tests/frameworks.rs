@@ -215,14 +215,14 @@ fn dfdx_elements() {
 #[test]
 fn conversions_between_frameworks() {
     // candle's dtypes all exist in tch? No: candle's uint32 and fp6/fp4 do not.
-    let err = from_dlpack::<tch::Kind, _, _>(&candle::DType::U32).unwrap_err();
+    let err = from_dlpack::<tch::Kind>(&candle::DType::U32).unwrap_err();
     assert!(matches!(err, Error::UnsupportedDataType { .. }), "{err}");
     assert_eq!(
-        from_dlpack::<burn::DType, _, _>(&tch::Kind::BFloat16).unwrap(),
+        from_dlpack::<burn::DType>(&tch::Kind::BFloat16).unwrap(),
         burn::DType::BF16
     );
     assert_eq!(
-        from_dlpack::<tch::Kind, _, _>(&burn::DType::Flex32).unwrap(),
+        from_dlpack::<tch::Kind>(&burn::DType::Flex32).unwrap(),
         tch::Kind::Float
     );
 }
@@ -319,16 +319,21 @@ fn candle_devices() {
     assert_eq!(cpu.dlpack_device().unwrap(), Device::CPU);
     assert_eq!(gpu.dlpack_device().unwrap(), Device::cuda(1));
     assert_eq!(metal.dlpack_device().unwrap(), Device::metal(0));
-    // Handles cannot be built from an ordinal: only `Cpu` imports.
+    // A CUDA handle comes back through `new_cuda` (its `import_with`); a Metal handle, whose
+    // location is a registry id, does not come back.
     assert!(matches!(
         candle::Device::from_dlpack_device(Device::CPU),
         Ok(candle::Device::Cpu)
     ));
-    let err = candle::Device::from_dlpack_device(Device::cuda(1)).unwrap_err();
+    let back = candle::Device::from_dlpack_device(Device::cuda(1)).unwrap();
+    assert_eq!(back.dlpack_device().unwrap(), Device::cuda(1));
+    let err = candle::Device::from_dlpack_device(Device::metal(0)).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "dlpack_tests::candle::Device has no DLPack device for cuda:1; it supports: cpu"
+        "dlpack_tests::candle::Device has no DLPack device for metal:0; it supports: cpu, cuda:<id>"
     );
+    // `import_with` is called for every device of the type the variant names.
+    const { assert!(<candle::Device as DlpackDevice>::ACCEPTS.contains(Device::cuda(7))) };
     // DeviceLocation imports everything it exports.
     let loc = candle::DeviceLocation::Cuda { gpu_id: 3 };
     assert_eq!(loc.dlpack_device().unwrap(), Device::cuda(3));
@@ -373,7 +378,7 @@ fn same_device_across_frameworks() {
     assert!(!same_device(&registry, &registry));
     // Cross-framework conversion of devices.
     assert_eq!(
-        from_dlpack::<burn::LibTorchDevice, _, _>(&candle_gpu).unwrap(),
+        from_dlpack::<burn::LibTorchDevice>(&candle_gpu).unwrap(),
         burn::LibTorchDevice::Cuda(1)
     );
     assert!(dlpack_core::can_access(&tch_gpu, &Device::CUDA_HOST));

@@ -53,14 +53,17 @@ enum Place {
     Cpu,
     #[dlpack(cuda)]
     Cuda(usize),
-    #[dlpack(rocm)]
+    #[dlpack(rocm, default)]
     Rocm {
         #[dlpack(id)]
         ordinal: u32,
         name: ::std::string::String,
     },
-    #[dlpack(cuda, id_with = ordinal)]
+    #[dlpack(opencl, id_with = ordinal, import_with = open)]
     Handle(Context),
+    #[dlpack(metal, device_with = Context::location, import_with = open)]
+    Metal(Context),
+    Boxed(#[dlpack(delegate)] ::std::boxed::Box<Vulkan>),
     Dispatch(#[dlpack(delegate)] Device),
     #[dlpack(skip)]
     Remote,
@@ -69,9 +72,63 @@ enum Place {
 #[allow(dead_code)]
 struct Context(usize);
 
+impl Context {
+    fn location(&self) -> Device {
+        Device::metal(::core::convert::TryFrom::try_from(self.0).unwrap_or(0))
+    }
+}
+
 #[allow(clippy::trivially_copy_pass_by_ref)]
 fn ordinal(context: &Context) -> usize {
     context.0
+}
+
+fn open(device: Device) -> ::core::result::Result<Place, ::dlpack_core::Error> {
+    let ordinal =
+        ::core::convert::TryFrom::try_from(device.device_id).map_err(::dlpack_core::Error::msg)?;
+    ::core::result::Result::Ok(Place::Handle(Context(ordinal)))
+}
+
+/// A Vulkan device, behind a `Box` in `Place`.
+#[derive(DlpackDevice)]
+#[dlpack(vulkan)]
+pub struct Vulkan(u8);
+
+/// A stream that knows its device, with a payload rebuilt from `Default`.
+#[derive(DlpackDevice, Default)]
+#[dlpack(cuda, default)]
+pub struct Stream {
+    /// The device.
+    #[dlpack(id)]
+    pub device: u16,
+    /// A payload.
+    pub priority: i32,
+}
+
+/// A handle whose device comes from a function of the whole value.
+#[derive(DlpackDevice)]
+#[dlpack(device_with = Handle::device, export_only)]
+pub struct Handle(usize);
+
+impl Handle {
+    fn device(&self) -> Device {
+        Device::cuda(::core::convert::TryFrom::try_from(self.0).unwrap_or(0))
+    }
+}
+
+/// A quantised data type that comes back through a function.
+#[derive(DlpackDataType, Debug, PartialEq)]
+#[dlpack("int8", import_with = Quantised::new)]
+pub struct Quantised {
+    /// The scale.
+    pub scale: f32,
+}
+
+impl Quantised {
+    #[allow(clippy::unnecessary_wraps)]
+    fn new(_: DataType) -> ::core::result::Result<Self, ::dlpack_core::Error> {
+        ::core::result::Result::Ok(Self { scale: 1.0 })
+    }
 }
 
 /// A struct device.
@@ -117,6 +174,30 @@ fn generated_code_works_without_the_prelude() {
     );
     ::std::assert!(Place::Cuda(2).dlpack_device().is_ok());
     ::std::assert!(Place::from_dlpack_device(Device::rocm(1)).is_ok());
+    ::std::assert!(::std::matches!(
+        Place::from_dlpack_device(Device::opencl(2)),
+        ::core::result::Result::Ok(Place::Handle(Context(2)))
+    ));
+    ::std::assert_eq!(
+        Place::Metal(Context(1)).dlpack_device(),
+        ::core::result::Result::Ok(Device::metal(1))
+    );
+    ::std::assert!(::std::matches!(
+        Place::from_dlpack_device(Device::vulkan(3)),
+        ::core::result::Result::Ok(Place::Boxed(_))
+    ));
+    ::std::assert_eq!(
+        Stream::from_dlpack_device(Device::cuda(1)).map(|s| (s.device, s.priority)),
+        ::core::result::Result::Ok((1, 0))
+    );
+    ::std::assert_eq!(
+        Handle(2).dlpack_device(),
+        ::core::result::Result::Ok(Device::cuda(2))
+    );
+    ::std::assert_eq!(
+        Quantised::from_dlpack_data_type(DataType::I8),
+        ::core::result::Result::Ok(Quantised { scale: 1.0 })
+    );
     ::std::assert_eq!(
         <Device as ::core::convert::From<CudaDevice>>::from(CudaDevice { index: 3 }),
         Device::cuda(3)

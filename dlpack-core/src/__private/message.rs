@@ -5,8 +5,8 @@
 //! (`stringify!`), and the data type or device is spelt with the grammar's `const` name parts,
 //! exactly as `Display` spells it.
 
+use crate::DataType;
 use crate::convert::{DlpackDataType, DlpackDevice};
-use crate::data_type::DataType;
 use crate::set::{DataTypeSet, DeviceRange, DeviceSet};
 
 use super::{DataTypeKind, DeviceKind};
@@ -196,7 +196,9 @@ impl Buf {
             }
         }
         if range.min_id == range.max_id {
-            if let Some((_, Some(id))) = dlpack_grammar::device_name(t, range.min_id) {
+            if let Some(dlpack_grammar::DeviceName { id: Some(id), .. }) =
+                dlpack_grammar::device_name(t, range.min_id)
+            {
                 self.push_str(":");
                 self.push_u64(id as u64);
             }

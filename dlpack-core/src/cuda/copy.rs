@@ -148,6 +148,57 @@ pub(crate) fn route(from: Device, to: Device, copy: CopyMode) -> Result<Route, E
     })
 }
 
+/// How the host waits before it reads memory on a device that the GPU may still be writing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HostSync {
+    /// Not needed: host memory, or memory the host cannot read at all.
+    Nothing,
+    /// Wait for the stream the producer ordered its work before.
+    Stream,
+    /// Wait for the whole context: managed memory on a device without concurrent managed
+    /// access (Windows and WSL, Jetson), where the host may touch managed memory only while
+    /// the device runs nothing, or the access faults.
+    Context,
+}
+
+/// The pure part of [`sync_for_host`](super::sync_for_host): what the host waits for before
+/// reading `memory`, on a device whose `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` is
+/// `concurrent_managed_access`.
+pub(crate) fn host_sync(memory: Device, concurrent_managed_access: bool) -> HostSync {
+    match memory.device_type {
+        DLDeviceType::CUDA_HOST => HostSync::Stream,
+        DLDeviceType::CUDA_MANAGED if concurrent_managed_access => HostSync::Stream,
+        DLDeviceType::CUDA_MANAGED => HostSync::Context,
+        _ => HostSync::Nothing,
+    }
+}
+
+/// The stream a copy runs on, by the device it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StreamOn {
+    /// A stream of this `cuda:n` device; its legacy default stream when none is given.
+    Device(Device),
+    /// A stream of any device (the memory is managed or pinned, which every device reads);
+    /// the legacy default stream of `default` when none is given.
+    Any { default: Device },
+}
+
+/// Where the copy from memory on `from` to `to` runs: on the device whose memory it reads,
+/// where the producer ordered its pending work (the stream the consumer named to it); into a
+/// device from memory every device reads (host, pinned, managed), on the target device; from
+/// pinned or managed memory to the host, on any device's stream. `None` for a copy between
+/// host memories, which needs no stream.
+pub(crate) fn stream_on(from: Device, to: Device) -> Option<StreamOn> {
+    match (from.device_type, to.device_type) {
+        (DLDeviceType::CUDA, _) => Some(StreamOn::Device(from)),
+        (_, DLDeviceType::CUDA) => Some(StreamOn::Device(to)),
+        (DLDeviceType::CUDA_MANAGED | DLDeviceType::CUDA_HOST, _) => Some(StreamOn::Any {
+            default: Device::cuda(0),
+        }),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +284,35 @@ mod tests {
         );
         // A target that already reads the memory needs no support for copies.
         assert_eq!(route(CPU, PINNED, CopyMode::IfNeeded), Ok(Route::Keep));
+    }
+
+    #[test]
+    fn the_host_waits_before_it_reads_memory_the_gpu_writes() {
+        for concurrent in [true, false] {
+            assert_eq!(host_sync(CPU, concurrent), HostSync::Nothing);
+            assert_eq!(host_sync(GPU0, concurrent), HostSync::Nothing);
+            assert_eq!(host_sync(PINNED, concurrent), HostSync::Stream);
+        }
+        assert_eq!(host_sync(MANAGED, true), HostSync::Stream);
+        // Without concurrent managed access the host may not touch managed memory while the
+        // device runs anything: only the whole context is enough.
+        assert_eq!(host_sync(MANAGED, false), HostSync::Context);
+    }
+
+    #[test]
+    fn copies_run_on_the_device_whose_memory_they_read() {
+        assert_eq!(stream_on(GPU1, CPU), Some(StreamOn::Device(GPU1)));
+        assert_eq!(stream_on(GPU1, GPU0), Some(StreamOn::Device(GPU1)));
+        assert_eq!(stream_on(CPU, GPU1), Some(StreamOn::Device(GPU1)));
+        assert_eq!(stream_on(MANAGED, GPU1), Some(StreamOn::Device(GPU1)));
+        assert_eq!(
+            stream_on(PINNED, CPU),
+            Some(StreamOn::Any { default: GPU0 })
+        );
+        assert_eq!(
+            stream_on(MANAGED, CPU),
+            Some(StreamOn::Any { default: GPU0 })
+        );
+        assert_eq!(stream_on(CPU, CPU), None);
     }
 }

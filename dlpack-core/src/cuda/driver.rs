@@ -1,7 +1,7 @@
 //! The driver guard: every entry point of the backend goes through [`driver`] first, so a
 //! machine without `libcuda` gets [`CudaError::NoDriver`] instead of cudarc's panic.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use cudarc::driver::{CudaContext, DriverError, result, sys};
 
@@ -109,24 +109,18 @@ pub(crate) fn ordinal(device: Device) -> Result<usize, Error> {
     }
 }
 
-/// The primary context of a `cuda:n` device: the one CUDA runtime users (PyTorch, CuPy, JAX)
-/// share, so pointers and streams exchanged with them belong to it.
-///
-/// ```
-/// use dlpack_core::{Device, Error, cuda::{self, CudaError}};
-///
-/// match cuda::context(Device::cuda(0)) {
-///     Ok(context) => assert_eq!(context.ordinal(), 0),
-///     Err(Error::Cuda(CudaError::NoDriver | CudaError::DeviceNotFound { .. })) => {
-///         eprintln!("no CUDA device here");
-///     }
-///     Err(other) => return Err(other),
-/// }
-/// // Not a CUDA device at all:
-/// assert!(cuda::context(Device::CPU).is_err());
-/// # Ok::<(), Error>(())
-/// ```
-pub fn context(device: Device) -> Result<Arc<CudaContext>, Error> {
-    let ordinal = ordinal(device)?;
-    CudaContext::new(ordinal).check("cuDevicePrimaryCtxRetain")
+/// A device attribute of a context's device, read without cudarc's `check_err` (which would
+/// take an error recorded by an earlier drop for this call's).
+pub(crate) fn attribute(
+    context: &CudaContext,
+    attribute: sys::CUdevice_attribute,
+) -> Result<i32, Error> {
+    // SAFETY: the device of a live context.
+    unsafe { result::device::get_attribute(context.cu_device(), attribute) }
+        .check("cuDeviceGetAttribute")
+}
+
+/// The `cuda:n` device of a context.
+pub(crate) fn device_of(context: &CudaContext) -> Device {
+    Device::cuda(i32::try_from(context.ordinal()).unwrap_or(i32::MAX))
 }

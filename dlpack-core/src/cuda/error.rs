@@ -54,11 +54,12 @@ pub enum CudaError {
         /// Why it is refused.
         reason: &'static str,
     },
-    /// A stream on another device than the one a copy runs on.
+    /// A stream of another device than the one the work it was given for runs on (a copy, or a
+    /// tensor a consumer imports).
     WrongStream {
         /// The stream's device.
         stream: Device,
-        /// The device the copy needs a stream of.
+        /// The device the work needs a stream of.
         device: Device,
     },
     /// `copy=False` was asked for, but the tensor is on a device that `device` cannot read.
@@ -104,7 +105,8 @@ impl fmt::Display for CudaError {
             }
             Self::WrongStream { stream, device } => write!(
                 f,
-                "the stream is on {stream}, but the copy runs on {device}: pass a stream of {device}"
+                "the stream is on {stream}, but the work it orders is on {device}: pass a stream \
+                 of {device}"
             ),
             Self::CopyRequired { from, to } => write!(
                 f,

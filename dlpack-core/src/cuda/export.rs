@@ -1,11 +1,17 @@
 //! Export: CUDA allocations as `kDLCUDA` tensors, owned by the export until its deleter runs.
 
 use core::ffi::c_void;
+use core::mem::ManuallyDrop;
+use core::ptr;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DevicePtrMut, DeviceRepr};
 
-use super::driver::{Check, driver};
+use super::driver::{Check, device_of, driver};
+use super::order::{raw_stream, release_with, sync_for_consumer};
+use super::raw::Cuda;
+use super::scope::{preserve, raw_context};
+use super::stream::StreamArg;
 use crate::ManagedTensor;
 use crate::data_type::DataType;
 use crate::device::Device;
@@ -18,7 +24,9 @@ use crate::tensor::{Flags, TensorError, TensorOwner, TensorParts};
 ///
 /// It owns a [`CudaSlice<T>`], and with it the slice's stream and the device's context, so
 /// the export keeps all three alive until the consumer's deleter drops them; the memory is
-/// then freed in order on the slice's stream (see [`into_dlpack`](Self::into_dlpack)).
+/// then freed in order on the slice's stream (see [`into_dlpack`](Self::into_dlpack)), with the
+/// slice's context bound for the drop and the thread's current context restored after it,
+/// whatever thread the deleter runs on.
 ///
 /// ```
 /// use dlpack_core::{Device, Error, cuda::{self, CudaBuffer, CudaError}};
@@ -37,8 +45,8 @@ use crate::tensor::{Flags, TensorError, TensorOwner, TensorParts};
 /// ```
 #[derive(Debug)]
 pub struct CudaBuffer<T> {
-    _bind: BindOnDrop,
-    slice: CudaSlice<T>,
+    /// Dropped by hand, in the slice's context (see `Drop`).
+    slice: ManuallyDrop<CudaSlice<T>>,
     shape: Box<[usize]>,
     /// The first element, read once (so that `describe` makes no driver call).
     ptr: u64,
@@ -66,8 +74,12 @@ impl<T: Element> CudaBuffer<T> {
     /// assert!(CudaBuffer::new(wrong, &[2, 3]).is_err());
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
-    pub fn new(mut slice: CudaSlice<T>, shape: &[usize]) -> Result<Self, Error> {
+    pub fn new(slice: CudaSlice<T>, shape: &[usize]) -> Result<Self, Error> {
         driver()?;
+        // cudarc binds the slice's context for the waits and the record below, and to free a
+        // slice refused here; declared first, the scope is dropped last.
+        let _scope = preserve()?;
+        let mut slice = slice;
         let count = shape.iter().try_fold(1_usize, |n, &d| n.checked_mul(d));
         if count != Some(slice.len()) && count != Some(0) {
             return Err(TensorError::ShapeMismatch {
@@ -77,17 +89,15 @@ impl<T: Element> CudaBuffer<T> {
             .into());
         }
         let stream = Arc::clone(slice.stream());
-        stream.context().bind_to_thread().check("cuCtxSetCurrent")?;
         let ptr = {
             // Waits on `stream` for earlier reads and writes of the slice, and records this
             // (consumer) write when the guard drops.
             let (ptr, _record) = slice.device_ptr_mut(&stream);
             ptr
         };
-        let device = Device::cuda(i32::try_from(slice.ordinal()).unwrap_or(i32::MAX));
+        let device = device_of(stream.context());
         Ok(Self {
-            _bind: BindOnDrop(Arc::clone(stream.context())),
-            slice,
+            slice: ManuallyDrop::new(slice),
             shape: shape.into(),
             ptr,
             device,
@@ -118,11 +128,15 @@ impl<T: Element> CudaBuffer<T> {
             }
             .into());
         }
-        let slice = if data.is_empty() {
-            // SAFETY: a tensor with no elements reads none of it.
-            unsafe { stream.alloc::<T>(1) }.check("cuMemAlloc")?
-        } else {
-            stream.clone_htod(data).check("cuMemcpyHtoDAsync")?
+        let slice = {
+            // cudarc binds the stream's context to allocate and copy.
+            let _scope = preserve()?;
+            if data.is_empty() {
+                // SAFETY: a tensor with no elements reads none of it.
+                unsafe { stream.alloc::<T>(1) }.check("cuMemAlloc")?
+            } else {
+                stream.clone_htod(data).check("cuMemcpyHtoDAsync")?
+            }
         };
         Self::new(slice, shape)
     }
@@ -213,26 +227,29 @@ impl<T: Element> CudaBuffer<T> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn into_slice(self) -> CudaSlice<T> {
-        self.slice
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped, so the slice is taken out once, and the shape (the
+        // one other field that owns anything) is dropped here, once.
+        unsafe {
+            drop(ptr::read(&this.shape));
+            ManuallyDrop::take(&mut this.slice)
+        }
     }
 
     /// Exports the buffer as a `kDLCUDA` tensor that owns it.
     ///
     /// The consumer's deleter drops the buffer: the memory is freed on the slice's stream,
     /// after the work queued there. Work the consumer queued on *other* streams is not
-    /// tracked (DLPack gives the producer no way to know of it), so a consumer releases the
-    /// tensor once that work is finished or ordered before the slice's stream, as with any
-    /// DLPack producer. Call [`sync_for_consumer`](super::sync_for_consumer) with
-    /// [`stream`](Self::stream) first when the consumer named a stream.
+    /// tracked, so a consumer releases the tensor once that work is finished or ordered before
+    /// the slice's stream, as with any DLPack producer. When the consumer named its stream,
+    /// [`into_dlpack_for`](Self::into_dlpack_for) does both sides of the stream rule instead.
     ///
     /// ```
     /// # use dlpack_core::{Device, cuda::{self, CudaBuffer}};
     /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
     /// # let stream = context.default_stream();
-    /// use dlpack_core::cuda::{CudaTensorView, StreamArg};
+    /// use dlpack_core::cuda::CudaTensorView;
     /// let buffer = CudaBuffer::from_host(&stream, &[1.5_f64, 2.5], &[2])?;
-    /// // SAFETY: the per-thread default stream needs no promise.
-    /// unsafe { cuda::sync_for_consumer(buffer.stream(), StreamArg::PerThreadDefault) }?;
     /// let tensor = buffer.into_dlpack()?;
     /// let view = CudaTensorView::<f64>::new(tensor.view()?)?;
     /// assert_eq!(view.to_host_vec(Some(&stream))?, [1.5, 2.5]);
@@ -240,6 +257,124 @@ impl<T: Element> CudaBuffer<T> {
     /// ```
     pub fn into_dlpack(self) -> Result<ManagedTensor, Error> {
         ManagedTensor::from_owner(self)
+    }
+
+    /// Exports the buffer for a consumer that named the stream it will use the tensor on
+    /// (`__dlpack__(stream=…)`), both sides of the stream rule in one call: the consumer's
+    /// stream waits for the work queued on the buffer's stream so far
+    /// ([`sync_for_consumer`](super::sync_for_consumer)), and when the consumer releases the
+    /// tensor, the buffer's stream waits for an event recorded then on the consumer's stream
+    /// before the memory is freed on it, so that kernels the consumer queued there and did not
+    /// wait for do not read freed memory. For `stream=-1` neither happens.
+    ///
+    /// What remains the consumer's duty: work on streams other than the one it named is its to
+    /// finish (or order before that stream) before it releases the tensor; and a stream handle
+    /// it named must still be a live stream when it releases the tensor, as the release records
+    /// on it. (The default streams, 1 and 2, always are; a released per-thread default stream
+    /// is reached through the legacy default stream, which waits for every thread's.)
+    ///
+    /// # Safety
+    ///
+    /// A [`StreamArg::Handle`] other than 0, 1 or 2 is a live CUDA stream of the buffer's
+    /// device, now and when the tensor is released.
+    ///
+    /// ```
+    /// use dlpack_core::cuda::{self, CudaBuffer, CudaTensorView, StreamArg};
+    /// use dlpack_core::Device;
+    /// # let Ok(context) = cuda::context(Device::cuda(0)) else { return Ok(()) }; // no GPU
+    /// let producer = cuda::with_current(&context, || context.new_stream())??;
+    /// let buffer = CudaBuffer::from_host(&producer, &[1_i32, 2, 3], &[3])?;
+    /// // A consumer on the legacy default stream, as `__dlpack__(stream=1)` says.
+    /// // SAFETY: the legacy default stream is always there.
+    /// let tensor = unsafe { buffer.into_dlpack_for(StreamArg::LegacyDefault) }?;
+    /// let legacy = context.default_stream();
+    /// let view = CudaTensorView::<i32>::new(tensor.view()?)?;
+    /// assert_eq!(view.to_host_vec(Some(&legacy))?, [1, 2, 3]);
+    /// drop(view);
+    /// drop(tensor); // freed on `producer` after what is queued on the legacy stream now
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub unsafe fn into_dlpack_for(self, consumer: StreamArg) -> Result<ManagedTensor, Error> {
+        let producer = Arc::clone(self.stream());
+        // SAFETY: a handle in `consumer` is live (this function's contract).
+        unsafe { sync_for_consumer(&producer, consumer) }?;
+        ManagedTensor::from_owner(ReleaseAfter::new(self, producer, consumer))
+    }
+}
+
+/// Frees the slice in its context, restoring the thread's current context after.
+impl<T> Drop for CudaBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: dropped once, here; `into_slice` takes it out of a buffer that never drops.
+        let slice = unsafe { ManuallyDrop::take(&mut self.slice) };
+        release_slice(slice, None, || {});
+    }
+}
+
+/// Drops `slice` (and then runs `after`) in the slice's context, after the work queued on
+/// `consumer` when given (see [`release_with`]), restoring the thread's context afterwards.
+fn release_slice<T>(slice: CudaSlice<T>, consumer: Option<StreamArg>, after: impl FnOnce()) {
+    let stream = Arc::clone(slice.stream());
+    let (context, producer) = (raw_context(stream.context()), raw_stream(&stream));
+    // SAFETY: `stream` (and so its context) lives until the end of the closure; a consumer
+    // handle is live by the contract of whoever recorded it (`into_dlpack_for`,
+    // `cuda_capsule`).
+    unsafe {
+        release_with(&Cuda, context, producer, consumer, move || {
+            drop(slice);
+            after();
+            // The last reference to a stream or context destroys it, which binds its
+            // context: done inside the scope too.
+            drop(stream);
+        });
+    }
+}
+
+/// Any owner of CUDA memory, exported for a consumer that named `consumer`: the release waits
+/// for the consumer's stream before the owner drops (see [`CudaBuffer::into_dlpack_for`]).
+pub(crate) struct ReleaseAfter<O> {
+    owner: ManuallyDrop<O>,
+    producer: ManuallyDrop<Arc<CudaStream>>,
+    consumer: StreamArg,
+}
+
+impl<O> ReleaseAfter<O> {
+    /// `owner`, whose memory is released in the order of `producer`.
+    pub(crate) fn new(owner: O, producer: Arc<CudaStream>, consumer: StreamArg) -> Self {
+        Self {
+            owner: ManuallyDrop::new(owner),
+            producer: ManuallyDrop::new(producer),
+            consumer,
+        }
+    }
+}
+
+impl<O> Drop for ReleaseAfter<O> {
+    fn drop(&mut self) {
+        // SAFETY: both are taken once, here.
+        let (owner, producer) = unsafe {
+            (
+                ManuallyDrop::take(&mut self.owner),
+                ManuallyDrop::take(&mut self.producer),
+            )
+        };
+        let (context, stream) = (raw_context(producer.context()), raw_stream(&producer));
+        // SAFETY: `producer` lives until the end of the closure; a consumer handle is live by
+        // the contract of `into_dlpack_for` and `cuda_capsule`, which made this value.
+        unsafe {
+            release_with(&Cuda, context, stream, Some(self.consumer), move || {
+                drop(owner);
+                drop(producer);
+            });
+        }
+    }
+}
+
+// SAFETY: forwards the owner's description, which keeps its promises while the owner lives;
+// the owner lives as long as this value. `Send`: both fields are.
+unsafe impl<O: TensorOwner> TensorOwner for ReleaseAfter<O> {
+    fn describe(&mut self) -> TensorParts<'_> {
+        self.owner.describe()
     }
 }
 
@@ -256,13 +391,16 @@ impl<T: Element> CudaBuffer<T> {
 /// assert_eq!(tensor.view()?.strides(), [2, 1]);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
-// SAFETY: `ptr` is the first element of `slice`, an allocation of `slice.len()` initialised
-// `T`s on `device` (cudarc allocates zeroed or copied memory; an empty tensor reads none),
-// which the buffer owns: it is
-// neither freed nor moved (moving the `CudaSlice` handle does not move device memory) until
-// the buffer is dropped, and nothing else holds it. The shape holds exactly `slice.len()`
-// elements or none (checked in `new`) and `describe` returns the same answer every time. Dropping
-// the slice records driver errors instead of panicking, and `CudaSlice` is `Send`.
+// SAFETY: `ptr` is the first element of `slice`, an allocation of `slice.len()` `T`s on
+// `device`, which the buffer owns: it is neither freed nor moved (moving the `CudaSlice` handle
+// does not move device memory) until the buffer is dropped, and nothing else holds it. Its
+// elements are initialised by whoever made the slice: cudarc's `alloc_zeros` and `clone_htod`
+// write every element, and its `unsafe fn alloc` leaves that to its caller, whose promise this
+// relies on (`from_host` uses it only for a tensor with no elements, which reads none). The host
+// never dereferences the memory: it reaches the host only through driver copies, and `bool`
+// elements are checked when a copy is read. The shape holds exactly `slice.len()` elements or
+// none (checked in `new`) and `describe` returns the same answer every time. The drop records
+// driver errors instead of panicking, and `CudaSlice` is `Send`.
 unsafe impl<T: Element> TensorOwner for CudaBuffer<T> {
     fn describe(&mut self) -> TensorParts<'_> {
         TensorParts::new(
@@ -279,23 +417,53 @@ unsafe impl<T: Element> TensorOwner for CudaBuffer<T> {
 /// to the device.
 #[derive(Debug)]
 pub(crate) struct CudaBytes {
-    pub(crate) _bind: BindOnDrop,
-    /// The allocation, kept alive (and freed) with the tensor.
-    pub(crate) _slice: CudaSlice<u8>,
+    /// The allocation, freed (in its context, after `after`) when the copy is released.
+    pub(crate) slice: ManuallyDrop<CudaSlice<u8>>,
     pub(crate) ptr: u64,
-    pub(crate) device: Device,
     pub(crate) dtype: DataType,
     pub(crate) shape: Box<[i64]>,
     pub(crate) flags: Flags,
+    /// The consumer's stream, when the copy was exported to one that named it.
+    pub(crate) after: Option<StreamArg>,
+    /// For a copy queued without waiting: its source, kept until the copy is done.
+    pub(crate) source: Option<Pending>,
+}
+
+/// The source of a queued copy, and the event recorded after the copy.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) tensor: ManagedTensor,
+    pub(crate) copied: CudaEvent,
+}
+
+impl Drop for CudaBytes {
+    fn drop(&mut self) {
+        // SAFETY: dropped once, here.
+        let slice = unsafe { ManuallyDrop::take(&mut self.slice) };
+        let source = self.source.take();
+        release_slice(slice, self.after, move || {
+            if let Some(Pending { tensor, copied }) = source {
+                // The copy read the source: it must be done before the source is released.
+                // (Nearly always it is: the consumer used the copy after it.) A failed wait
+                // leaves the source alive rather than free memory a copy may still read.
+                if copied.synchronize().is_ok() {
+                    drop(tensor);
+                } else {
+                    core::mem::forget(tensor);
+                }
+            }
+        });
+    }
 }
 
 // SAFETY: as for `CudaBuffer`: `ptr` is the start of `slice`, owned by this value, which the
-// copy that made it filled with the compact row-major bytes of `shape` elements of `dtype`.
+// copy that made it fills with the compact row-major bytes of `shape` elements of `dtype`
+// (queued on the slice's stream before any consumer is ordered after it).
 unsafe impl TensorOwner for CudaBytes {
     fn describe(&mut self) -> TensorParts<'_> {
         TensorParts::new(
             device_address(self.ptr),
-            self.device,
+            device_of(self.slice.stream().context()),
             self.dtype,
             &*self.shape,
         )
@@ -303,23 +471,9 @@ unsafe impl TensorOwner for CudaBytes {
     }
 }
 
-/// Makes a context current when dropped. Declared before the slice in the owners below,
-/// so that it drops first: the deleter may run on any thread, and the slice's free (on its
-/// stream, or synchronous) needs the slice's context.
-#[derive(Debug)]
-pub(crate) struct BindOnDrop(pub(crate) Arc<CudaContext>);
-
-impl Drop for BindOnDrop {
-    fn drop(&mut self) {
-        // An error here (a context already torn down at exit) is cudarc's to record when the
-        // slice drops; nothing can be done about it in a deleter.
-        let _ = self.0.bind_to_thread();
-    }
-}
-
 /// A device address as the `data` pointer of a `DLTensor`: an address in the device's (unified)
 /// address space, which the host never dereferences, so it carries no host provenance.
-fn device_address(ptr: u64) -> *mut c_void {
+pub(crate) fn device_address(ptr: u64) -> *mut c_void {
     // CUDA is 64-bit only: device addresses fit in `usize`.
     core::ptr::without_provenance_mut(ptr as usize)
 }

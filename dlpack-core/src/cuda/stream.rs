@@ -13,22 +13,16 @@
 //! | `0`            | refused: ambiguous (legacy or per-thread?)      | an error                        |
 //! | anything else  | refused                                         | an error                        |
 //!
-//! The producer then calls [`sync_for_consumer`]: it records an event on its own stream and
-//! makes the consumer's stream wait for it (`cuEventRecord` + `cuStreamWaitEvent`). The host
-//! does not wait and no other stream is touched; the device is never synchronised as a whole.
+//! The producer then calls [`sync_for_consumer`](super::sync_for_consumer): it records an
+//! event on its own stream and makes the consumer's stream wait for it (`cuEventRecord` +
+//! `cuStreamWaitEvent`). The host does not wait and no other stream is touched; the device is
+//! never synchronised as a whole.
 
-use core::ptr;
+use cudarc::driver::CudaStream;
 
-use cudarc::driver::{CudaStream, result, sys};
-
-use super::driver::{Check, driver};
 use super::error::CudaError;
+use super::raw::{LEGACY, PER_THREAD};
 use crate::error::Error;
-
-/// `CU_STREAM_LEGACY`: the driver's handle for the legacy default stream.
-const LEGACY: usize = 1;
-/// `CU_STREAM_PER_THREAD`: the driver's handle for the per-thread default stream.
-const PER_THREAD: usize = 2;
 
 /// The `stream` argument of `__dlpack__` for a CUDA tensor, parsed: where the consumer will
 /// use the tensor.
@@ -203,115 +197,6 @@ impl StreamArg {
     }
 }
 
-/// What the producer has to do for a consumer: nothing, or make the consumer's raw stream wait
-/// for an event recorded on the producer's stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Plan {
-    Nothing,
-    Wait { consumer: usize },
-}
-
-/// The pure part of [`sync_for_consumer`]: no wait when the consumer asks for none or works
-/// on the producer's own stream (work on one stream is ordered already).
-fn plan(producer: usize, consumer: StreamArg) -> Plan {
-    let producer = StreamArg::Handle(producer).raw();
-    match consumer.raw() {
-        None => Plan::Nothing,
-        Some(consumer) if Some(consumer) == producer => Plan::Nothing,
-        Some(consumer) => Plan::Wait { consumer },
-    }
-}
-
-/// What [`sync_for_consumer`] did.
-///
-/// ```
-/// use dlpack_core::cuda::Synced;
-///
-/// // A producer may log it, or count the waits it enqueued.
-/// let done = Synced::Waited;
-/// assert_ne!(done, Synced::SameStream);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Synced {
-    /// The consumer passed `-1`: nothing was done.
-    NotRequested,
-    /// The consumer works on the producer's stream, where the work is ordered already.
-    SameStream,
-    /// An event was recorded on the producer's stream and the consumer's stream waits for it.
-    Waited,
-}
-
-/// The producer side of `__dlpack__(stream=consumer)`: makes the work queued so far on
-/// `producer` (the stream that writes the tensor) visible to work the consumer queues on its
-/// stream afterwards.
-///
-/// It records an event on `producer` and enqueues a wait for it on the consumer's stream
-/// (`cuEventRecord` + `cuStreamWaitEvent`), then releases the event (the driver keeps it until
-/// the wait is done). The host does not block, and nothing is synchronised beyond the two
-/// streams. With [`StreamArg::NoSync`] or the producer's own stream it does nothing.
-///
-/// The legacy and per-thread default streams are those of `producer`'s context, which is the
-/// device's primary context when it comes from [`context`](super::context): the one PyTorch,
-/// CuPy and JAX use.
-///
-/// # Safety
-///
-/// When `consumer` is a [`StreamArg::Handle`] other than 0, 1 or 2, it must be a live CUDA
-/// stream on the tensor's device, as the array API standard requires of the consumer that
-/// passes it. The driver dereferences the handle; nothing can check it beforehand.
-///
-/// ```
-/// use dlpack_core::{Device, Error, cuda::{self, CudaError, StreamArg, Synced}};
-///
-/// let context = match cuda::context(Device::cuda(0)) {
-///     Ok(context) => context,
-///     Err(Error::Cuda(CudaError::NoDriver | CudaError::DeviceNotFound { .. })) => {
-///         eprintln!("skipping: no CUDA device");
-///         return Ok(());
-///     }
-///     Err(other) => return Err(other),
-/// };
-/// let producer = context.new_stream().map_err(Error::msg)?;
-/// // A consumer calls `__dlpack__(stream=1)`:
-/// let consumer = StreamArg::from_python(Some(1))?;
-/// // SAFETY: the legacy default stream needs no promise.
-/// let done = unsafe { cuda::sync_for_consumer(&producer, consumer) }?;
-/// assert_eq!(done, Synced::Waited);
-/// # Ok::<(), Error>(())
-/// ```
-pub unsafe fn sync_for_consumer(
-    producer: &CudaStream,
-    consumer: StreamArg,
-) -> Result<Synced, Error> {
-    driver()?;
-    let consumer = match plan(producer.cu_stream().expose_provenance(), consumer) {
-        Plan::Nothing if consumer == StreamArg::NoSync => return Ok(Synced::NotRequested),
-        Plan::Nothing => return Ok(Synced::SameStream),
-        Plan::Wait { consumer } => consumer,
-    };
-    // Created in, and recorded on, the producer's context and stream.
-    let event = producer
-        .context()
-        .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
-        .check("cuEventCreate")?;
-    event.record(producer).check("cuEventRecord")?;
-    // SAFETY: `event` is alive (dropped below, after the wait is enqueued; the driver defers
-    // its release until the wait is done), and the consumer's stream is a default-stream
-    // handle of the producer's context, which is current after `new_event`, or a live stream
-    // by this function's contract.
-    unsafe {
-        result::stream::wait_event(
-            ptr::with_exposed_provenance_mut(consumer),
-            event.cu_event(),
-            sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-        )
-    }
-    .check("cuStreamWaitEvent")?;
-    drop(event);
-    Ok(Synced::Waited)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,37 +268,6 @@ mod tests {
         assert_eq!(StreamArg::LegacyDefault.to_python(), 1);
         assert_eq!(StreamArg::Handle(0).to_python(), 1);
         assert_eq!(StreamArg::NoSync.to_python(), -1);
-    }
-
-    #[test]
-    fn plans() {
-        let (null, legacy, per_thread, mine, theirs) = (0, 1, 2, 0x7f00_1000, 0x7f00_2000);
-        // -1: nothing, whatever the producer's stream.
-        for producer in [null, legacy, per_thread, mine] {
-            assert_eq!(plan(producer, StreamArg::NoSync), Plan::Nothing);
-        }
-        // The null stream and CU_STREAM_LEGACY are the same stream in the driver API.
-        assert_eq!(plan(null, StreamArg::LegacyDefault), Plan::Nothing);
-        assert_eq!(plan(legacy, StreamArg::Handle(0)), Plan::Nothing);
-        assert_eq!(plan(per_thread, StreamArg::PerThreadDefault), Plan::Nothing);
-        assert_eq!(plan(mine, StreamArg::Handle(mine)), Plan::Nothing);
-        // Different streams: wait on the consumer's raw handle.
-        assert_eq!(
-            plan(mine, StreamArg::LegacyDefault),
-            Plan::Wait { consumer: 1 }
-        );
-        assert_eq!(
-            plan(null, StreamArg::PerThreadDefault),
-            Plan::Wait { consumer: 2 }
-        );
-        assert_eq!(
-            plan(mine, StreamArg::Handle(theirs)),
-            Plan::Wait { consumer: theirs }
-        );
-        assert_eq!(
-            plan(per_thread, StreamArg::Handle(0)),
-            Plan::Wait { consumer: 1 }
-        );
     }
 
     proptest! {

@@ -1,17 +1,25 @@
-//! Host-device copies: [`to_device`], `from_dlpack(x, device=…, copy=…)` between `cpu` and
-//! `cuda:n`, and [`CudaTensorView::to_host_vec`].
+//! Copies between host and device: [`to_device`], `from_dlpack(x, device=…, copy=…)` between
+//! `cpu` and `cuda:n`, [`CudaTensorView::to_host_vec`], and [`sync_for_host`].
 
 use core::ffi::c_void;
-use std::borrow::Cow;
+use core::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaStream, sys};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 
-use super::copy::{CopyMode, Route, Side, route};
-use super::driver::{Check, context, driver, ordinal};
+use super::context::context;
+use super::copy::{CopyMode, Route, Side, StreamOn, route, stream_on};
+use super::driver::{Check, device_of, driver, ordinal};
 use super::error::CudaError;
-use super::export::{BindOnDrop, CudaBytes};
-use super::view::{CudaTensorView, check_address};
+use super::export::{CudaBytes, Pending};
+use super::gather::{compact_len, copy_flags, gather_on_host, queue};
+use super::order::raw_stream;
+use super::plan::Block;
+use super::raw::{Cuda, Driver, Dst, Rect, Src};
+use super::scope::{enter, preserve};
+use super::stream::StreamArg;
+use super::view::CudaTensorView;
+use super::wait::sync_for_host;
 use crate::ManagedTensor;
 use crate::data_type::DataType;
 use crate::device::Device;
@@ -30,18 +38,30 @@ use crate::tensor::{Flags, TensorOwner, TensorParts, TensorView};
 /// | [`CopyMode::Never`]    | the tensor, unchanged                     | [`CudaError::CopyRequired`] |
 /// | [`CopyMode::Always`]   | a copy                                    | a copy                    |
 ///
-/// A CPU consumer reads `cuda_host` and `cuda_managed` tensors where they are, and a `cuda:n`
-/// consumer reads `cuda_host` and `cuda_managed` ones. Copies go to `cpu` or `cuda:n`, from
-/// `cpu`, `cuda_host`, `cuda:n` or `cuda_managed` memory, and come out compact row-major
-/// whatever the source's strides (a strided device source is gathered on the host, so its
-/// copy crosses the bus twice).
+/// A CPU consumer reads `cuda_host` and `cuda_managed` tensors where they are (after waiting
+/// for them, see below), and a `cuda:n` consumer reads `cuda_host` and `cuda_managed` ones.
+/// Copies go to `cpu` or `cuda:n`, from `cpu`, `cuda_host`, `cuda:n` or `cuda_managed` memory,
+/// and come out compact row-major whatever the source's strides.
 ///
-/// The copy runs on `stream`, or on the legacy default stream of the CUDA device involved (the
-/// target's, for a copy between two devices) when `None`, the standard's default. The
-/// source's pending work must be ordered before that stream: pass the stream you named to the
-/// producer's `__dlpack__`. The function returns when the copy is complete (a wait on that
-/// stream alone), so the source can be released and the copy used on any stream. A copy
-/// between `cpu` tensors needs no driver.
+/// **Streams.** The copy runs on a stream of the device whose memory it reads (where the
+/// producer ordered its pending work: pass the stream you named to the producer's
+/// `__dlpack__`), or of the target device for a copy from host memory; any device's stream for
+/// `cuda_managed` and `cuda_host` memory. `stream` must be such a stream
+/// ([`CudaError::WrongStream`] otherwise); `None` means that device's legacy default stream,
+/// the standard's default. The function returns when the copy is complete (a wait on that
+/// stream alone), so the source can be released and the copy used on any stream. A tensor in
+/// `cuda_managed` or `cuda_host` memory handed back unchanged to the CPU is waited for the same
+/// way ([`sync_for_host`]) before it is returned. Copies between `cpu` tensors need no driver.
+///
+/// **Strides.** The driver gathers a strided source with rectangular copies
+/// (`cuMemcpy2D`/`cuMemcpy3D`), reading each element where it lies: no copy stages more host
+/// memory than its result (a copy to the CPU) or any (a copy to a device). A column, a block of
+/// rows, or a batch of blocks is one call; a transposed source is one call per row of the
+/// result, and each axis with a negative or zero stride (reversed or broadcast) multiplies the
+/// calls by its extent. A strided copy between two devices is gathered on the source device
+/// first (into a compact buffer there, freed when the copy is done).
+///
+/// The context current on the calling thread before the call is current after it.
 ///
 /// ```
 /// use dlpack_core::{Device, Error, ManagedTensor, cuda::{self, CopyMode, CudaError}};
@@ -64,47 +84,42 @@ pub fn to_device(
     copy: CopyMode,
     stream: Option<&Arc<CudaStream>>,
 ) -> Result<ManagedTensor, Error> {
-    let (from, to) = match route(tensor.view()?.device(), device, copy)? {
-        Route::Keep => return Ok(tensor),
+    let from = tensor.device();
+    let (from_side, to_side) = match route(from, device, copy)? {
+        Route::Keep => {
+            if device.device_type == DLDeviceType::CPU {
+                sync_for_host(from, stream)?;
+            }
+            return Ok(tensor);
+        }
         Route::Copy { from, to } => (from, to),
     };
     let view = tensor.view()?;
-    let copied = match (from, to) {
+    let copied = match (from_side, to_side) {
         (Side::Host, Side::Host) => {
+            sync_for_host(from, stream)?;
             let mut out = HostBytes::for_copy(&view);
-            out.bytes_mut().copy_from_slice(&host_compact(&view)?);
+            gather_on_host(&view, out.bytes_mut().as_mut_ptr())?;
             ManagedTensor::from_owner(out)?
         }
         (Side::Cuda, Side::Host) => {
-            let stream = copy_stream(stream, cuda_side(view.device()))?;
+            let stream = copy_stream(stream, from, device)?;
             let mut out = HostBytes::for_copy(&view);
-            device_to_host(&view, &stream, out.bytes_mut())?;
+            let dst = Dst::Host(out.bytes_mut().as_mut_ptr());
+            let _scope = enter(stream.context())?;
+            queue(&view, dst, &stream)?;
+            // SAFETY: a stream we hold, of the current context.
+            unsafe { Cuda.synchronize(raw_stream(&stream)) }?;
             ManagedTensor::from_owner(out)?
         }
         (_, Side::Cuda) => {
-            let stream = copy_stream(stream, Some(device))?;
-            let len = compact_len(&view);
-            let out = alloc_device(&stream, &view, len)?;
-            // A compact device source is copied device to device; anything else is staged on
-            // the host as compact bytes first.
-            let staged: Option<Cow<'_, [u8]>> = match from {
-                Side::Cuda if view.is_contiguous() => {
-                    check_address(&view)?;
-                    None
-                }
-                Side::Cuda => {
-                    let mut bytes = vec![0; len];
-                    device_to_host(&view, &stream, &mut bytes)?;
-                    Some(Cow::Owned(bytes))
-                }
-                Side::Host => Some(host_compact(&view)?),
-            };
-            let src = match &staged {
-                None => first_address(&view),
-                Some(bytes) => bytes.as_ptr().addr() as u64,
-            };
-            memcpy(&stream, out.ptr, src, len)?;
-            stream.synchronize().check("cuStreamSynchronize")?;
+            let stream = copy_stream(stream, from, device)?;
+            let out = alloc_device(device, &stream, &view)?;
+            let _scope = enter(stream.context())?;
+            let staged = queue_to_device(&view, out.ptr, &stream)?;
+            // SAFETY: a stream we hold, of the current context.
+            unsafe { Cuda.synchronize(raw_stream(&stream)) }?;
+            // Freed on its stream after the copy that read it (done, too).
             drop(staged);
             ManagedTensor::from_owner(out)?
         }
@@ -113,6 +128,31 @@ pub fn to_device(
     // The copy is complete (every path above waited for it): the source can go.
     drop(tensor);
     Ok(copied)
+}
+
+/// A copy of a tensor in `cuda:n` memory on the same device, queued on `stream` (after the
+/// work queued there) without waiting: what a producer exports for `__dlpack__(copy=True)`.
+/// The copy keeps `tensor` until it is released itself and the copy is done; its memory is
+/// freed on `stream`, after the work queued on `consumer`'s stream by then.
+#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
+pub(crate) fn copy_queued(
+    tensor: ManagedTensor,
+    stream: &Arc<CudaStream>,
+    consumer: StreamArg,
+) -> Result<ManagedTensor, Error> {
+    let view = tensor.view()?;
+    let mut out = alloc_device(view.device(), stream, &view)?;
+    let copied = {
+        let _scope = enter(stream.context())?;
+        queue(&view, Dst::Device(out.ptr), stream)?;
+        // An event after the copy: the source is released once it has passed.
+        let _cudarc = preserve()?;
+        stream.record_event(None).check("cuEventRecord")?
+    };
+    drop(view);
+    out.after = Some(consumer);
+    out.source = Some(Pending { tensor, copied });
+    ManagedTensor::from_owner(out)
 }
 
 impl<T: Element> CudaTensorView<'_, T> {
@@ -133,180 +173,145 @@ impl<T: Element> CudaTensorView<'_, T> {
     /// ```
     pub fn to_host_vec(&self, stream: Option<&Arc<CudaStream>>) -> Result<Vec<T>, Error> {
         let view: &TensorView<'_> = self;
-        let stream = copy_stream(stream, cuda_side(view.device()))?;
+        let stream = copy_stream(stream, view.device(), Device::CPU)?;
         let mut out = HostBytes::for_copy(view);
-        device_to_host(view, &stream, out.bytes_mut())?;
+        let dst = Dst::Host(out.bytes_mut().as_mut_ptr());
+        {
+            let _scope = enter(stream.context())?;
+            queue(view, dst, &stream)?;
+            // SAFETY: a stream we hold, of the current context.
+            unsafe { Cuda.synchronize(raw_stream(&stream)) }?;
+        }
         ManagedTensor::from_owner(out)?.view()?.to_vec::<T>()
     }
 }
 
-/// The `cuda:n` device whose stream copies from CUDA memory on `device`: itself, or `None`
-/// for managed memory, which any device's stream can copy.
-fn cuda_side(device: Device) -> Option<Device> {
-    (device.device_type != DLDeviceType::CUDA_MANAGED).then_some(device)
+/// Whether `stream` is one a copy from `from` to `to` may run on (see [`stream_on`]).
+#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
+pub(crate) fn copy_stream_fits(stream: &CudaStream, from: Device, to: Device) -> bool {
+    match stream_on(from, to) {
+        Some(StreamOn::Device(device)) => {
+            usize::try_from(device.device_id) == Ok(stream.context().ordinal())
+        }
+        Some(StreamOn::Any { .. }) | None => true,
+    }
 }
 
-/// The stream a copy involving `device` runs on: the caller's, if it is on that device (any
-/// device's for `None`), or the legacy default stream of `device` (of `cuda:0` for `None`).
+/// The stream a copy from `from` to `to` runs on: `stream` when it is one of the right device
+/// (see [`stream_on`]), else the legacy default stream of that device.
 fn copy_stream(
     stream: Option<&Arc<CudaStream>>,
-    device: Option<Device>,
+    from: Device,
+    to: Device,
 ) -> Result<Arc<CudaStream>, Error> {
     driver()?;
-    let Some(device) = device else {
-        return match stream {
-            Some(stream) => Ok(Arc::clone(stream)),
-            None => Ok(context(Device::cuda(0))?.default_stream()),
-        };
-    };
-    let ordinal = ordinal(device)?;
-    match stream {
-        Some(stream) if stream.context().ordinal() == ordinal => Ok(Arc::clone(stream)),
-        Some(stream) => Err(CudaError::WrongStream {
-            stream: Device::cuda(i32::try_from(stream.context().ordinal()).unwrap_or(i32::MAX)),
-            device,
+    let on = stream_on(from, to).ok_or(CudaError::UnsupportedDevice {
+        device: to,
+        expected: "cpu or a cuda:n device as the target of a copy",
+    })?;
+    match (on, stream) {
+        (StreamOn::Any { .. }, Some(stream)) => Ok(Arc::clone(stream)),
+        (StreamOn::Any { default: device }, None) | (StreamOn::Device(device), None) => {
+            ordinal(device)?;
+            Ok(context(device)?.default_stream())
         }
-        .into()),
-        None => Ok(context(device)?.default_stream()),
+        (StreamOn::Device(device), Some(stream)) => {
+            if usize::try_from(device.device_id) == Ok(stream.context().ordinal()) {
+                Ok(Arc::clone(stream))
+            } else {
+                ordinal(device)?;
+                Err(CudaError::WrongStream {
+                    stream: device_of(stream.context()),
+                    device,
+                }
+                .into())
+            }
+        }
     }
 }
 
-/// The size in bytes of the compact copy of `view`.
-fn compact_len(view: &TensorView<'_>) -> usize {
-    if view.is_contiguous() {
-        // Compact (packed sub-byte types included): the elements are exactly the byte range.
-        view.byte_range().len()
-    } else {
-        // Validation bounds `len * itemsize` by the extent, which fits in `isize`.
-        view.len() * view.dtype().itemsize()
+/// Queues the copies of `view`'s elements into the compact device memory at `dst` on `stream`
+/// (whose context is current). A strided copy from one device to another is gathered into a
+/// compact buffer on the source's device first (rectangular copies between devices are left
+/// to the driver's peer path only as one run); the buffer is returned, to be dropped in the
+/// stream's context once the copy is done.
+fn queue_to_device(
+    view: &TensorView<'_>,
+    dst: u64,
+    stream: &Arc<CudaStream>,
+) -> Result<Option<CudaSlice<u8>>, Error> {
+    let across = view.device().device_type == DLDeviceType::CUDA
+        && !view.is_contiguous()
+        && usize::try_from(view.device().device_id) != Ok(stream.context().ordinal());
+    if !across {
+        queue(view, Dst::Device(dst), stream)?;
+        return Ok(None);
     }
-}
-
-/// The flags of a copy: `IS_COPIED`, and the source's sub-byte padding (the bytes are the
-/// same).
-fn copy_flags(view: &TensorView<'_>) -> Flags {
-    Flags::IS_COPIED | view.flags().intersection(Flags::IS_SUBBYTE_TYPE_PADDED)
-}
-
-/// The address of the first element of a non-empty view (`data + byte_offset`).
-fn first_address(view: &TensorView<'_>) -> u64 {
-    view.data_ptr()
-        .addr()
-        .wrapping_add(view.byte_offset() as usize) as u64
-}
-
-/// Copies the elements of `src`, whose element `[0, …, 0]` starts at byte `first`, into the
-/// compact `dst`, one element per offset.
-fn gather(src: &[u8], first: usize, view: &TensorView<'_>, dst: &mut [u8]) {
-    let itemsize = view.dtype().itemsize();
-    for (out, offset) in dst.chunks_exact_mut(itemsize).zip(view.offsets()) {
-        let at = first.wrapping_add_signed(offset);
-        out.copy_from_slice(&src[at..at + itemsize]);
-    }
-}
-
-/// The compact bytes of a host-readable view: borrowed when it is compact already.
-fn host_compact<'v>(view: &TensorView<'v>) -> Result<Cow<'v, [u8]>, Error> {
-    if view.is_contiguous() {
-        return Ok(Cow::Borrowed(view.as_bytes()?));
-    }
-    let Some(first) = view.host_first()? else {
-        return Ok(Cow::Borrowed(&[]));
+    let len = compact_len(view);
+    let staged = {
+        let _cudarc = preserve()?;
+        // SAFETY: written by the gather below before the copy reads it.
+        unsafe { stream.alloc::<u8>(len.max(1)) }.check("cuMemAlloc")?
     };
-    let range = view.byte_range();
-    // SAFETY: the view is host-readable (checked by `host_first`), and its elements lie in
-    // the validated byte range, which its constructor's contract makes readable and unwritten
-    // while the view lives; `first` is `data + byte_offset`, so the range starts at
-    // `first - (byte_offset - lo)`.
-    let span = unsafe {
-        let start = first.wrapping_offset(range.start - view.byte_offset() as isize);
-        core::slice::from_raw_parts(start, range.len())
+    let address = staged.device_ptr(stream).0;
+    queue(view, Dst::Device(address), stream)?;
+    let run = Block {
+        width: len,
+        height: 1,
+        depth: 1,
+        src_pitch: len,
+        src_slice: len,
     };
-    let mut out = vec![0; compact_len(view)];
-    gather(
-        span,
-        view.byte_offset() as usize - range.start as usize,
-        view,
-        &mut out,
-    );
-    Ok(Cow::Owned(out))
+    let rect = Rect {
+        src: Src::Device(address),
+        dst: Dst::Device(dst),
+        block: run,
+    };
+    // SAFETY: both are `len` bytes of device memory alive until the stream has passed the
+    // copy (the staging buffer is freed on this stream after it; the destination is the
+    // caller's, which waits); one run, so no pitch applies.
+    unsafe { Cuda.copy(&rect, raw_stream(stream)) }?;
+    Ok(Some(staged))
 }
 
-/// Copies the elements of a CUDA-side view into the compact `dst` on the host, on `stream`,
-/// and waits for the copy.
-fn device_to_host(view: &TensorView<'_>, stream: &CudaStream, dst: &mut [u8]) -> Result<(), Error> {
-    if view.is_empty() {
-        return Ok(());
-    }
-    check_address(view)?;
-    if view.is_contiguous() {
-        memcpy(
-            stream,
-            dst.as_mut_ptr().addr() as u64,
-            first_address(view),
-            dst.len(),
-        )?;
-        return stream.synchronize().check("cuStreamSynchronize");
-    }
-    let range = view.byte_range();
-    let mut span = vec![0; range.len()];
-    let lo = view.data_ptr().addr().wrapping_add_signed(range.start) as u64;
-    memcpy(stream, span.as_mut_ptr().addr() as u64, lo, span.len())?;
-    stream.synchronize().check("cuStreamSynchronize")?;
-    let first = (view.byte_offset() as isize - range.start) as usize;
-    gather(&span, first, view, dst);
-    Ok(())
-}
-
-/// New device memory on `stream`'s device for the compact copy of `view`.
+/// New device memory on `device` for the compact copy of `view`, freed on `stream` when it is of
+/// that device (so that the free follows the copy), else on the device's legacy default stream.
 fn alloc_device(
+    device: Device,
     stream: &Arc<CudaStream>,
     view: &TensorView<'_>,
-    len: usize,
 ) -> Result<CudaBytes, Error> {
+    let len = compact_len(view);
+    let home = if usize::try_from(device.device_id) == Ok(stream.context().ordinal()) {
+        Arc::clone(stream)
+    } else {
+        context(device)?.default_stream()
+    };
+    let _cudarc = preserve()?;
     // SAFETY: the bytes are written by the copy that follows before anyone reads them. One
     // byte at least: the driver refuses to allocate zero.
-    let slice = unsafe { stream.alloc::<u8>(len.max(1)) }.check("cuMemAlloc")?;
-    let ptr = {
-        let (ptr, _record) = cudarc::driver::DevicePtr::device_ptr(&slice, stream);
-        ptr
-    };
+    let slice = unsafe { home.alloc::<u8>(len.max(1)) }.check("cuMemAlloc")?;
+    let ptr = slice.device_ptr(&home).0;
     Ok(CudaBytes {
-        _bind: BindOnDrop(Arc::clone(stream.context())),
-        device: Device::cuda(i32::try_from(slice.ordinal()).unwrap_or(i32::MAX)),
-        _slice: slice,
+        slice: ManuallyDrop::new(slice),
         ptr,
         dtype: view.dtype(),
         shape: view.shape().into(),
         flags: copy_flags(view),
+        after: None,
+        source: None,
     })
-}
-
-/// `cuMemcpyAsync` on `stream`: the driver infers the direction from the addresses (unified
-/// addressing), host, device, managed or pinned.
-fn memcpy(stream: &CudaStream, dst: u64, src: u64, len: usize) -> Result<(), Error> {
-    driver()?;
-    if len == 0 {
-        return Ok(());
-    }
-    stream.context().bind_to_thread().check("cuCtxSetCurrent")?;
-    // SAFETY: the callers pass `len` bytes they own at `dst` (a host buffer or a fresh device
-    // allocation) and `len` readable bytes at `src` (a validated tensor's elements), and wait
-    // on `stream` before either is released or read.
-    unsafe { sys::cuMemcpyAsync(dst, src, len, stream.cu_stream()) }
-        .result()
-        .check("cuMemcpyAsync")
 }
 
 /// A 16-byte aligned block: host copies are aligned for every [`Element`] type.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
-struct Block([u8; 16]);
+struct Block16([u8; 16]);
 
 /// Host memory holding a compact copy: the result of a copy to the CPU.
 #[derive(Debug)]
 struct HostBytes {
-    blocks: Vec<Block>,
+    blocks: Vec<Block16>,
     len: usize,
     dtype: DataType,
     shape: Box<[i64]>,
@@ -318,7 +323,7 @@ impl HostBytes {
     fn for_copy(view: &TensorView<'_>) -> Self {
         let len = compact_len(view);
         Self {
-            blocks: vec![Block([0; 16]); len.div_ceil(16)],
+            blocks: vec![Block16([0; 16]); len.div_ceil(16)],
             len,
             dtype: view.dtype(),
             shape: view.shape().into(),
@@ -328,7 +333,7 @@ impl HostBytes {
 
     fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: `blocks` is `len.div_ceil(16) * 16 >= len` initialised bytes with no padding
-        // (`Block` is a byte array), borrowed mutably with `self`.
+        // (`Block16` is a byte array), borrowed mutably with `self`.
         unsafe { core::slice::from_raw_parts_mut(self.blocks.as_mut_ptr().cast::<u8>(), self.len) }
     }
 }

@@ -14,13 +14,15 @@
 use core::ffi::CStr;
 use core::ptr::NonNull;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
+use super::error::buffer_error;
 use super::ints::repr;
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
+use crate::tensor::{LegacyManagedTensor, ManagedTensor};
 
 /// The name of a capsule holding a `DLManagedTensorVersioned*`: what `__dlpack__` returns to
 /// a consumer that passed `max_version=(1, …)` or newer.
@@ -95,9 +97,109 @@ pub const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
 /// ```
 pub const USED_LEGACY: &CStr = c"used_dltensor";
 
+/// Wraps a versioned tensor in a `"dltensor_versioned"` capsule that owns it: a consumer takes
+/// it (and renames the capsule), or the capsule's destructor frees it, exactly once.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{VERSIONED, capsule_tensor, versioned_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let tensor = ManagedTensor::from_vec(vec![1.0_f64, 2.0], &[2])?;
+///     let capsule = versioned_capsule(py, tensor)?;
+///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
+///     // What `numpy.from_dlpack` does with it, in Rust:
+///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<f64>()?, [1.0, 2.0]);
+///     // An unconsumed capsule frees its tensor when Python collects it.
+///     drop(versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 4], &[4])?)?);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn versioned_capsule(py: Python<'_>, tensor: ManagedTensor) -> PyResult<Bound<'_, PyCapsule>> {
+    let raw = tensor.into_raw();
+    let Some(raw) = NonNull::new(raw) else {
+        return Err(PyBufferError::new_err("the tensor's pointer is null"));
+    };
+    // SAFETY: `into_raw` handed us the only owning pointer to a live tensor.
+    unsafe { wrap_versioned(py, raw) }
+}
+
+/// Wraps a legacy tensor in a `"dltensor"` capsule that owns it; see [`versioned_capsule`].
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{LEGACY, capsule_tensor, legacy_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     // For a consumer from before DLPack 1.0 (`__dlpack__()` without `max_version`).
+///     let tensor = ManagedTensor::from_vec(vec![3_u32, 4], &[2])?.into_legacy()?;
+///     let capsule = legacy_capsule(py, tensor)?;
+///     assert!(capsule.is_valid_checked(Some(LEGACY)));
+///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<u32>()?, [3, 4]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn legacy_capsule(
+    py: Python<'_>,
+    tensor: LegacyManagedTensor,
+) -> PyResult<Bound<'_, PyCapsule>> {
+    let raw = tensor.into_raw();
+    let Some(raw) = NonNull::new(raw) else {
+        return Err(PyBufferError::new_err("the tensor's pointer is null"));
+    };
+    // SAFETY: `into_raw` handed us the only owning pointer to a live tensor.
+    unsafe { wrap_legacy(py, raw) }
+}
+
+/// Takes the tensor out of a DLPack capsule: renames the capsule `used_…` (so that neither its
+/// destructor nor another consumer touches the tensor again) and checks the version. A legacy
+/// tensor is re-wrapped as a versioned one without a copy
+/// ([`LegacyManagedTensor::into_versioned`]), so both ABIs give a [`ManagedTensor`].
+///
+/// Errors: a `ValueError` for a capsule consumed before (its name starts with `used_`), a
+/// `TypeError` for any other capsule, a `BufferError` for a versioned tensor whose major
+/// version is not 1 (its deleter has then been called, as the DLPack specification asks).
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{capsule_tensor, legacy_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let tensor = ManagedTensor::from_vec(vec![1_i32, 2, 3], &[3])?.into_legacy()?;
+///     let capsule = legacy_capsule(py, tensor)?;
+///     let back = capsule_tensor(&capsule)?;
+///     assert_eq!(back.view()?.as_slice::<i32>()?, [1, 2, 3]);
+///     assert!(capsule_tensor(&capsule).is_err()); // consumed once, and only once
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn capsule_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor> {
+    match take(capsule)? {
+        Taken::Versioned(raw) => {
+            // SAFETY: `take` renamed the capsule, so we are the only owner of a live tensor
+            // that a producer put there under the versioned name; `from_raw` checks the
+            // version (and releases the tensor if it refuses it).
+            unsafe { ManagedTensor::from_raw(raw.as_ptr()) }.map_err(buffer_error)
+        }
+        // SAFETY: as above, for the legacy name and struct.
+        Taken::Legacy(raw) => unsafe { LegacyManagedTensor::from_raw(raw.as_ptr()) }
+            .and_then(LegacyManagedTensor::into_versioned)
+            .map_err(buffer_error),
+    }
+}
+
 /// A tensor taken out of a capsule: the caller owns it and must call its deleter once.
 #[derive(Debug)]
-pub(crate) enum Taken {
+enum Taken {
     /// From a `"dltensor_versioned"` capsule.
     Versioned(NonNull<DLManagedTensorVersioned>),
     /// From a `"dltensor"` capsule.
@@ -110,7 +212,7 @@ pub(crate) enum Taken {
 ///
 /// `tensor` points to a live `DLManagedTensorVersioned` that nothing else will free: ownership
 /// passes to the capsule (or, on error, the tensor has been freed through its deleter).
-pub(crate) unsafe fn versioned_capsule(
+unsafe fn wrap_versioned(
     py: Python<'_>,
     tensor: NonNull<DLManagedTensorVersioned>,
 ) -> PyResult<Bound<'_, PyCapsule>> {
@@ -134,12 +236,12 @@ pub(crate) unsafe fn versioned_capsule(
 ///
 /// # Safety
 ///
-/// As for [`versioned_capsule`].
-pub(crate) unsafe fn legacy_capsule(
+/// As for [`wrap_versioned`].
+unsafe fn wrap_legacy(
     py: Python<'_>,
     tensor: NonNull<DLManagedTensor>,
 ) -> PyResult<Bound<'_, PyCapsule>> {
-    // SAFETY: as in `versioned_capsule`.
+    // SAFETY: as in `wrap_versioned`.
     let capsule = unsafe {
         PyCapsule::new_with_pointer_and_destructor(py, tensor.cast(), LEGACY, Some(destroy_legacy))
     };
@@ -154,7 +256,7 @@ pub(crate) unsafe fn legacy_capsule(
 ///
 /// A capsule that was already consumed is a `ValueError` that says so; a capsule of any other
 /// name is a `TypeError`.
-pub(crate) fn take(capsule: &Bound<'_, PyCapsule>) -> PyResult<Taken> {
+fn take(capsule: &Bound<'_, PyCapsule>) -> PyResult<Taken> {
     let (name, used) = if capsule.is_valid_checked(Some(VERSIONED)) {
         (VERSIONED, USED_VERSIONED)
     } else if capsule.is_valid_checked(Some(LEGACY)) {
@@ -193,7 +295,7 @@ pub(crate) fn take(capsule: &Bound<'_, PyCapsule>) -> PyResult<Taken> {
 /// # Safety
 ///
 /// `tensor` is a live, owned `DLManagedTensorVersioned`; it is dangling afterwards.
-pub(crate) unsafe fn delete_versioned(tensor: *mut DLManagedTensorVersioned) {
+unsafe fn delete_versioned(tensor: *mut DLManagedTensorVersioned) {
     // SAFETY: live by contract; the deleter takes ownership and frees it once.
     unsafe {
         if let Some(deleter) = (*tensor).deleter {
@@ -207,7 +309,7 @@ pub(crate) unsafe fn delete_versioned(tensor: *mut DLManagedTensorVersioned) {
 /// # Safety
 ///
 /// `tensor` is a live, owned `DLManagedTensor`; it is dangling afterwards.
-pub(crate) unsafe fn delete_legacy(tensor: *mut DLManagedTensor) {
+unsafe fn delete_legacy(tensor: *mut DLManagedTensor) {
     // SAFETY: live by contract; the deleter takes ownership and frees it once.
     unsafe {
         if let Some(deleter) = (*tensor).deleter {
@@ -247,7 +349,7 @@ unsafe extern "C" fn destroy_legacy(capsule: *mut ffi::PyObject) {
 mod tests {
     use core::sync::atomic::{AtomicUsize, Ordering};
 
-    use pyo3::exceptions::{PyTypeError, PyValueError};
+    use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 
     use super::*;
     use crate::ffi::{DLPackVersion, DLTensor};
@@ -292,7 +394,7 @@ mod tests {
         static CALLS: AtomicUsize = AtomicUsize::new(0);
         with_python(|py| {
             // SAFETY: a fresh tensor that nothing else owns.
-            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            let capsule = unsafe { wrap_versioned(py, counting_tensor(&CALLS)) }.unwrap();
             assert!(capsule.is_valid_checked(Some(VERSIONED)));
             assert_eq!(CALLS.load(Ordering::SeqCst), 0);
             drop(capsule);
@@ -305,7 +407,7 @@ mod tests {
         static CALLS: AtomicUsize = AtomicUsize::new(0);
         with_python(|py| {
             // SAFETY: a fresh tensor that nothing else owns.
-            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            let capsule = unsafe { wrap_versioned(py, counting_tensor(&CALLS)) }.unwrap();
             let Taken::Versioned(tensor) = take(&capsule).unwrap() else {
                 panic!("a versioned capsule gives a versioned tensor");
             };
@@ -327,7 +429,7 @@ mod tests {
         static CALLS: AtomicUsize = AtomicUsize::new(0);
         with_python(|py| {
             // SAFETY: a fresh tensor that nothing else owns.
-            let capsule = unsafe { versioned_capsule(py, counting_tensor(&CALLS)) }.unwrap();
+            let capsule = unsafe { wrap_versioned(py, counting_tensor(&CALLS)) }.unwrap();
             let Taken::Versioned(tensor) = take(&capsule).unwrap() else {
                 panic!("a versioned capsule gives a versioned tensor");
             };
@@ -338,6 +440,24 @@ mod tests {
             unsafe { delete_versioned(tensor.as_ptr()) };
             drop(capsule);
             assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        });
+    }
+
+    #[test]
+    fn a_wrong_major_version_is_refused_and_released_once() {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        with_python(|py| {
+            let tensor = counting_tensor(&CALLS);
+            // SAFETY: a fresh tensor that nothing else owns; a producer from the future would
+            // write another major version there.
+            unsafe { (*tensor.as_ptr()).version.major = 2 };
+            // SAFETY: a fresh tensor that nothing else owns.
+            let capsule = unsafe { wrap_versioned(py, tensor) }.unwrap();
+            let err = capsule_tensor(&capsule).unwrap_err();
+            assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
+            assert_eq!(CALLS.load(Ordering::SeqCst), 1, "refused, and released");
+            drop(capsule);
+            assert_eq!(CALLS.load(Ordering::SeqCst), 1, "and not released twice");
         });
     }
 

@@ -48,6 +48,12 @@ impl From<Error> for PyErr {
     }
 }
 
+/// A `BufferError` carrying `err`'s message, whatever its kind: what a failure to export or
+/// import a tensor is in Python, as the array API standard has it.
+pub(crate) fn buffer_error(err: Error) -> PyErr {
+    PyBufferError::new_err(err.to_string())
+}
+
 #[cfg(feature = "cuda")]
 fn cuda_error(error: &crate::cuda::CudaError, message: String) -> PyErr {
     use crate::cuda::CudaError;

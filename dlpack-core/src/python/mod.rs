@@ -6,8 +6,8 @@
 //! |---|---|---|
 //! | tensors: `__dlpack__`, `__dlpack_device__` | [`DlpackRequest`], [`versioned_capsule`], [`legacy_capsule`] | [`from_dlpack`], [`capsule_tensor`] |
 //! | CUDA tensors, with streams (feature `cuda`) | `DlpackRequest::cuda_capsule` | `from_dlpack_on_stream` |
-//! | data types: `__dlpack_data_type__` | [`PyDataType`], [`DataTypeLike`], [`data_type_tuple`] | [`read_data_type`], [`DataTypeLike`] |
-//! | devices: `__dlpack_device__` | [`PyDevice`], [`DeviceLike`], [`device_tuple`] | [`read_device`], [`DeviceLike`] |
+//! | data types: `__dlpack_data_type__` | [`DataTypeLike`] (a [`PyDataType`]) | [`DataTypeLike`] |
+//! | devices: `__dlpack_device__` | [`DeviceLike`] (a [`PyDevice`]) | [`DeviceLike`] |
 //!
 //! # Data types and devices
 //!
@@ -18,9 +18,48 @@
 //!   passes *any* object whose class has the protocol method (PaddlePaddle's
 //!   `paddle.float16` and `paddle.CPUPlace()`, our own objects, a class of your own), a
 //!   name such as `"bfloat16"` (TVM FFI's `dtype` is such a string), or a TVM FFI `device`,
-//!   and gets back a [`PyDataType`] / [`PyDevice`];
+//!   and gets back a [`PyDataType`] / [`PyDevice`]. `obj.extract::<DataTypeLike<T>>()` reads
+//!   one out of any object the same way: it is the one reader, with one set of rules;
 //! - as your own `#[pyclass]`, whose `__dlpack_data_type__` / `__dlpack_device__` method
-//!   returns [`data_type_tuple`] / [`device_tuple`].
+//!   returns the value's DLPack tuple, which PyO3 hands to Python as plain ints:
+//!
+//! ```
+//! use dlpack_core::{DataType, DlpackDataType};
+//! use dlpack_core::python::DataTypeLike;
+//! use pyo3::prelude::*;
+//!
+//! #[derive(Clone, Copy, DlpackDataType)]
+//! enum Kind {
+//!     #[dlpack("float32")]
+//!     F32,
+//!     #[dlpack(skip)]
+//!     Quantized,
+//! }
+//!
+//! #[pyclass(frozen)]
+//! struct Dtype(Kind);
+//!
+//! #[pymethods]
+//! impl Dtype {
+//!     /// `(code, bits, lanes)`; a `ValueError` for a value with no DLPack data type.
+//!     fn __dlpack_data_type__(&self) -> PyResult<(u8, u8, u16)> {
+//!         Ok(self.0.dlpack_data_type()?.into())
+//!     }
+//! }
+//!
+//! # pyo3::Python::initialize();
+//! Python::attach(|py| -> PyResult<()> {
+//!     let float32 = Bound::new(py, Dtype(Kind::F32))?;
+//!     assert_eq!(float32.extract::<DataTypeLike<DataType>>()?.0, DataType::F32);
+//!     let triple = float32.call_method0("__dlpack_data_type__")?;
+//!     assert_eq!(triple.repr()?.to_str()?, "(2, 32, 1)");
+//!     let quantized = Bound::new(py, Dtype(Kind::Quantized))?;
+//!     let err = quantized.call_method0("__dlpack_data_type__").unwrap_err();
+//!     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+//!     Ok(())
+//! })?;
+//! # Ok::<(), PyErr>(())
+//! ```
 //!
 //! Either way Python sees plain-int tuples, as PaddlePaddle returns them and TVM FFI reads
 //! them. What comes back from Python is range-checked: `(2, 300, 1)` is a `ValueError`
@@ -115,26 +154,30 @@
 //! capsule: an event recorded on the producer's stream, waited for by the consumer's stream
 //! (never a device-wide synchronisation, and the host does not wait). The values are the array
 //! API standard's: `None` and `1` the legacy default stream, `2` the per-thread default stream,
-//! a larger int a stream handle, `-1` "do not synchronise", `0` refused with a `ValueError`
-//! (ambiguous). On the CPU only `None` and `-1` are accepted, with or without the feature.
+//! a larger int a stream handle, `-1` "do not synchronise", `0` refused with a `ValueError` for
+//! CUDA (ambiguous) and accepted for ROCm (its default stream). On the CPU only `None` and `-1`
+//! are accepted, with or without the feature.
 //!
 //! - **Producer.** `DlpackRequest::cuda_capsule` takes the tensor (any
 //!   [`TensorOwner`](crate::tensor::TensorOwner) in `cuda:n` or `cuda_managed` memory) and
 //!   the stream its pending work is queued on, and does all of it: share or copy (to the CPU
-//!   for `dl_device=(1, 0)`, or on the device for `copy=True`), synchronise, make the capsule.
+//!   for `dl_device=(1, 0)`, or on the device for `copy=True`, queued without blocking the
+//!   host), synchronise, order the release after the consumer's stream, make the capsule.
 //!   `DlpackRequest::sync_for_consumer` is the synchronisation alone, and
 //!   `DlpackRequest::cuda_stream` the parsed argument. They are `unsafe`: a stream handle is
 //!   the consumer's promise (the standard requires a live stream of the tensor's device), which
 //!   the driver cannot check before using it.
-//! - **Consumer.** [`from_dlpack`] asks for a tensor that will be on `cuda:n` with `stream=1`,
-//!   the legacy default stream (what PyTorch passes for its default stream; the standard's
-//!   `None` means the same). `from_dlpack_on_stream` names a stream of yours instead, and makes
-//!   the copies the consumer side has to make on it. The device comes from `device=` or the
-//!   producer's `__dlpack_device__()`. A producer that cannot say where its tensor is (no
-//!   `__dlpack_device__`, or one that fails) is asked without `stream=`, as without the
-//!   feature, and `from_dlpack_on_stream` then makes your stream wait for the legacy default
-//!   stream, where such a producer ordered its work. `cuda_managed` and `cuda_host` tensors
-//!   are asked for without `stream=`, as PyTorch asks for them.
+//! - **Consumer.** [`from_dlpack`] picks the stream from where the tensor *is*
+//!   (`obj.__dlpack_device__()`): `stream=1`, the legacy default stream, for `cuda:n`,
+//!   `cuda_managed` and `cuda_host` tensors (what PyTorch passes for its default stream), none
+//!   for a CPU tensor whatever `device=` asks; it makes the tensor's device current around the
+//!   call (PyTorch exports only tensors of its current device), and when `device=` differs it
+//!   imports the tensor where it is and copies it here. `from_dlpack_on_stream` names a stream
+//!   of yours instead, and makes the consumer's copies on it. A producer that cannot say where
+//!   its tensor is (no `__dlpack_device__`, or one that fails) is asked without `stream=`, as
+//!   without the feature, and `from_dlpack_on_stream` then makes your stream wait for the
+//!   legacy default stream, where such a producer ordered its work. Pinned and managed memory
+//!   read on the host is waited for first.
 //!
 //! A producer object whose memory is on a CUDA stream, shared with every consumer:
 //!
@@ -240,28 +283,36 @@
 //! Use `#[pyclass]` types from this module in an extension built with maturin (or any PyO3
 //! build); the module itself needs no `abi3` or other PyO3 feature.
 
+// The files, each above the ones it uses (no two import each other):
+// `ints` (checked int tuples and messages), `kind` (which protocol a class speaks) and `error`
+// (exceptions) use nothing here; `read` (what an object means as a data type or a device)
+// uses `ints` and `kind`; `objects` (`DataTypeLike`, `PyDataType`, …) uses `read`; `capsule`
+// (making and taking capsules) uses `ints` and `error`; `request` (the producer: all of
+// `DlpackRequest`) uses `capsule` and `read`; `import` (the consumer: `from_dlpack`) uses
+// `capsule` and `kind`, and, with feature `cuda`, `cuda` (the consumer's stream rule), which
+// uses `import`'s lower half and `read`.
 mod capsule;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod error;
-mod host_copy;
+mod import;
 mod ints;
 mod kind;
 mod objects;
-mod protocol;
+mod read;
 mod request;
-mod tensor;
 
-pub use capsule::{LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED};
+pub use capsule::{
+    LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, capsule_tensor, legacy_capsule,
+    versioned_capsule,
+};
 #[cfg(feature = "cuda")]
 pub use cuda::from_dlpack_on_stream;
+pub use import::from_dlpack;
 pub use kind::{ProtocolKind, protocol_kind};
-pub use objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice, data_type_tuple, device_tuple};
-pub use protocol::{
-    extract_data_type, extract_device, read_data_type, read_device, read_tensor_device,
-};
+pub use objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
+pub use read::read_tensor_device;
 pub use request::{DlpackRequest, Export};
-pub use tensor::{MAX_VERSION, capsule_tensor, from_dlpack, legacy_capsule, versioned_capsule};
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name
 /// it through this re-export.

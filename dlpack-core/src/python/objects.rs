@@ -1,22 +1,23 @@
-//! Handing data types and devices to Python as protocol objects, and taking them back.
+//! Data types and devices across the boundary: [`DataTypeLike`] and [`DeviceLike`] (the
+//! argument and return types), and the protocol objects they become in Python
+//! ([`PyDataType`], [`PyDevice`]). Reading an object is `read.rs`'s job.
 
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
-use super::protocol::{extract_data_type, extract_device, read_data_type, read_device};
+use super::read;
 use crate::convert::{DlpackDataType, DlpackDevice};
 use crate::data_type::DataType;
 use crate::device::Device;
-use crate::error::Error;
 
 /// A DLPack data type as a Python object: `__dlpack_data_type__()` returns `(code, bits,
 /// lanes)` as plain ints, as PaddlePaddle's dtypes do, so TVM FFI and every other consumer of the
 /// protocol reads it. Python sees the class as `DataType`.
 ///
 /// It is what [`DataTypeLike`] hands to Python for any [`DlpackDataType`] value. From Python:
-/// `DataType("float16")` or `DataType(paddle.float16)` (anything [`read_data_type`] reads);
+/// `DataType("float16")` or `DataType(paddle.float16)` (anything [`DataTypeLike`] reads);
 /// `str()` gives the canonical name, `repr()` `DataType('float16')`; `==` and `hash()` compare
 /// the DLPack value; `code`, `bits` and `lanes` are read-only attributes.
+/// In Rust, `PyDataType::from(data_type)` and `DataType::from(object)` convert both ways.
 ///
 /// ```
 /// use dlpack_core::DataType;
@@ -37,48 +38,13 @@ use crate::error::Error;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PyDataType(DataType);
 
-impl PyDataType {
-    /// The object for any value that has a DLPack data type; the error of
-    /// [`dlpack_data_type`](DlpackDataType::dlpack_data_type) for a value that has none.
-    ///
-    /// ```
-    /// use dlpack_core::{DataType, DlpackDataType, python::PyDataType};
-    ///
-    /// #[derive(DlpackDataType)]
-    /// enum Kind {
-    ///     #[dlpack("bfloat16")]
-    ///     Bf16,
-    ///     #[dlpack(skip)]
-    ///     Quantized,
-    /// }
-    ///
-    /// assert_eq!(PyDataType::of(&Kind::Bf16)?.get(), DataType::BF16);
-    /// assert!(PyDataType::of(&Kind::Quantized).is_err());
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn of<T: DlpackDataType>(value: &T) -> Result<Self, Error> {
-        value.dlpack_data_type().map(Self)
-    }
-
-    /// The DLPack value.
-    ///
-    /// ```
-    /// use dlpack_core::{DataType, python::PyDataType};
-    ///
-    /// assert_eq!(PyDataType::from(DataType::F16.with_lanes(4)).get().lanes, 4);
-    /// ```
-    pub fn get(&self) -> DataType {
-        self.0
-    }
-}
-
 /// Any [`DataType`] as a Python object.
 ///
 /// ```
 /// use dlpack_core::{DataType, python::PyDataType};
 ///
 /// let object = PyDataType::from(DataType::C64);
-/// assert_eq!(object.get(), DataType::C64);
+/// assert_eq!(DataType::from(object), DataType::C64);
 /// ```
 impl From<DataType> for PyDataType {
     fn from(value: DataType) -> Self {
@@ -118,7 +84,7 @@ impl PyDataType {
     /// `DataType(obj)`: from a data type name or any object with `__dlpack_data_type__`.
     #[new]
     fn py_new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        read_data_type(obj).map(Self)
+        read::data_type(obj).map(Self)
     }
 
     /// `(code, bits, lanes)`, plain ints.
@@ -159,6 +125,7 @@ impl PyDataType {
 /// `repr()` `Device('cuda:0')`; `==` and `hash()` compare the DLPack value (after
 /// canonicalisation, as [`Device`]'s `==` does); `device_type` and `device_id` are read-only
 /// attributes.
+/// In Rust, `PyDevice::from(device)` and `Device::from(object)` convert both ways.
 ///
 /// ```
 /// use dlpack_core::Device;
@@ -179,50 +146,13 @@ impl PyDataType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PyDevice(Device);
 
-impl PyDevice {
-    /// The object for any value that has a DLPack device; the error of
-    /// [`dlpack_device`](DlpackDevice::dlpack_device) for a value that has none.
-    ///
-    /// ```
-    /// use dlpack_core::{Device, DlpackDevice, python::PyDevice};
-    ///
-    /// #[derive(DlpackDevice)]
-    /// enum Place {
-    ///     #[dlpack(cpu)]
-    ///     Host,
-    ///     #[dlpack(cuda)]
-    ///     Gpu(u32),
-    ///     #[dlpack(skip)]
-    ///     Remote,
-    /// }
-    ///
-    /// assert_eq!(PyDevice::of(&Place::Gpu(2))?.get(), Device::cuda(2));
-    /// assert_eq!(PyDevice::of(&Place::Host)?.get(), Device::CPU);
-    /// assert!(PyDevice::of(&Place::Remote).is_err());
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn of<T: DlpackDevice>(value: &T) -> Result<Self, Error> {
-        value.dlpack_device().map(Self)
-    }
-
-    /// The DLPack value.
-    ///
-    /// ```
-    /// use dlpack_core::{Device, python::PyDevice};
-    ///
-    /// assert_eq!(PyDevice::from(Device::rocm(1)).get().device_id, 1);
-    /// ```
-    pub fn get(&self) -> Device {
-        self.0
-    }
-}
-
 /// Any [`Device`] as a Python object.
 ///
 /// ```
 /// use dlpack_core::{Device, python::PyDevice};
 ///
-/// assert_eq!(PyDevice::from(Device::CUDA_HOST).get(), Device::CUDA_HOST);
+/// let object = PyDevice::from(Device::CUDA_HOST);
+/// assert_eq!(Device::from(object), Device::CUDA_HOST);
 /// ```
 impl From<Device> for PyDevice {
     fn from(value: Device) -> Self {
@@ -263,7 +193,7 @@ impl PyDevice {
     /// `Device(obj)`: from a device name or any device object with `__dlpack_device__`.
     #[new]
     fn py_new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        read_device(obj).map(Self)
+        read::device(obj).map(Self)
     }
 
     /// `(device_type, device_id)`, plain ints.
@@ -288,18 +218,42 @@ impl PyDevice {
     }
 }
 
-/// A function argument or return value that is a data type to Python and a `T` to Rust.
+/// A data type from Python, as a `T`: the way to take one as a `#[pyfunction]` argument, or to
+/// read one with `.extract::<DataTypeLike<T>>()`; as a return value, a [`PyDataType`].
 ///
-/// As an argument it accepts whatever [`read_data_type`] reads — any object whose class has
-/// `__dlpack_data_type__` (`paddle.float16`, a `tvm_ffi.dtype`, a [`PyDataType`], a class of
-/// your own) or a data type name — range-checked, then converted with
-/// [`T::from_dlpack_data_type`](DlpackDataType::from_dlpack_data_type). As a return value it
-/// becomes a [`PyDataType`].
+/// It reads, in this order (TVM FFI's precedence):
+///
+/// 1. any object whose class has `__dlpack_data_type__` (`paddle.float16`, a [`PyDataType`], a
+///    class of your own): the method must return a `tuple` of three `int`s `(code, bits,
+///    lanes)` that fit DLPack's `uint8`, `uint8` and `uint16` fields and form a data type
+///    DLPack allows. Nothing is truncated: bits 300 is a `ValueError`, where TVM FFI would
+///    read 44;
+/// 2. a data type name the grammar parses (`"float16"`, `"bf16"`; TVM FFI's `dtype` is such a
+///    `str`);
+///
+/// then converts with [`T::from_dlpack_data_type`](DlpackDataType::from_dlpack_data_type).
+/// Errors:
+///
+/// - `TypeError`: anything else (a tensor is refused with a message of its own); a return
+///   value that is not a tuple (a list is refused, as TVM FFI refuses it); an item that is not
+///   an `int` (a float, a bool, a string).
+/// - `ValueError`: a tuple of the wrong length; a negative or too large item; a triple DLPack
+///   does not allow (bits 0, lanes 0, an unknown code, fp8 of 16 bits); a string that is not a
+///   data type name; a data type `T` has no value for (the message lists what `T` supports).
+/// - Whatever the method raised, unchanged, with a note saying where it came from.
 ///
 /// ```
-/// use dlpack_core::DataType;
+/// use dlpack_core::{DataType, DlpackDataType};
 /// use dlpack_core::python::DataTypeLike;
 /// use pyo3::prelude::*;
+///
+/// #[derive(Debug, PartialEq, DlpackDataType)]
+/// enum Kind {
+///     #[dlpack("float32")]
+///     F32,
+///     #[dlpack("int8")]
+///     I8,
+/// }
 ///
 /// /// `itemsize(dtype)`: the size in bytes of one element of any data type object.
 /// #[pyfunction]
@@ -311,6 +265,21 @@ impl PyDevice {
 /// Python::attach(|py| -> PyResult<()> {
 ///     let itemsize = wrap_pyfunction!(itemsize, py)?;
 ///     assert_eq!(itemsize.call1(("complex64",))?.extract::<usize>()?, 8);
+///
+///     let globals = pyo3::types::PyDict::new(py);
+///     py.run(c"class Half:\n    def __dlpack_data_type__(self): return (2, 16, 1)", Some(&globals), None)?;
+///     let half = globals.get_item("Half")?.unwrap().call0()?;
+///     assert_eq!(half.extract::<DataTypeLike<DataType>>()?.0, DataType::F16);
+///     // `Kind` has no float16.
+///     let err = half.extract::<DataTypeLike<Kind>>().unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+///     assert!(err.to_string().contains("float16"), "{err}");
+///
+///     py.run(c"class Wide:\n    def __dlpack_data_type__(self): return (2, 300, 1)", Some(&globals), None)?;
+///     let wide = globals.get_item("Wide")?.unwrap().call0()?;
+///     let err = wide.extract::<DataTypeLike<DataType>>().unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
+///     assert!(err.to_string().contains("bits 300 is out of range"), "{err}");
 ///     Ok(())
 /// })?;
 /// # Ok::<(), PyErr>(())
@@ -318,15 +287,36 @@ impl PyDevice {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DataTypeLike<T>(pub T);
 
-/// A function argument or return value that is a device to Python and a `T` to Rust: the
-/// device counterpart of [`DataTypeLike`]. As an argument it accepts whatever [`read_device`]
-/// reads (a class with `__dlpack__` is a tensor and is refused); as a return value it becomes
-/// a [`PyDevice`].
+/// A device from Python, as a `T`: the device counterpart of [`DataTypeLike`]; as a return
+/// value, a [`PyDevice`].
+///
+/// It reads, in this order:
+///
+/// 1. any object whose class has `__dlpack_device__` and no `__dlpack__` (a PaddlePaddle place,
+///    a [`PyDevice`], a class of your own): the method must return a `tuple` of two `int`s
+///    `(device_type, device_id)`, the type a known DLPack device type and the id in
+///    `0..=i32::MAX`: an id of 2**31 is a `ValueError`, never a wrapped or truncated id;
+/// 2. a device name the grammar parses (`"cpu"`, `"cuda:1"`), and TVM FFI's `Device`, which
+///    consumes the protocol without carrying `__dlpack_device__` itself and is read through
+///    its `dlpack_device_type()` and `index`, with the same checks;
+///
+/// then converts with [`T::from_dlpack_device`](DlpackDevice::from_dlpack_device). A class with
+/// `__dlpack__` is a tensor, and is refused with a `TypeError` (its `__dlpack_device__` says
+/// where it lives: read that with [`read_tensor_device`](super::read_tensor_device)). The
+/// other errors are those of [`DataTypeLike`].
 ///
 /// ```
-/// use dlpack_core::Device;
+/// use dlpack_core::{Device, DlpackDevice};
 /// use dlpack_core::python::{DeviceLike, PyDevice};
 /// use pyo3::prelude::*;
+///
+/// #[derive(Debug, PartialEq, DlpackDevice)]
+/// enum Place {
+///     #[dlpack(cpu)]
+///     Host,
+///     #[dlpack(cuda)]
+///     Gpu(u32),
+/// }
 ///
 /// /// `on_gpu(device)`: whether any device object or name is a CUDA GPU.
 /// #[pyfunction]
@@ -341,6 +331,12 @@ pub struct DataTypeLike<T>(pub T);
 ///     let cpu = Bound::new(py, PyDevice::from(Device::CPU))?;
 ///     assert!(!on_gpu.call1((cpu,))?.extract::<bool>()?);
 ///     assert!(on_gpu.call1((1.5,)).is_err()); // not a device
+///
+///     let gpu = Bound::new(py, PyDevice::from(Device::cuda(1)))?;
+///     assert_eq!(gpu.extract::<DeviceLike<Place>>()?.0, Place::Gpu(1));
+///     let rocm = "rocm:0".into_pyobject(py)?;
+///     let err = rocm.extract::<DeviceLike<Place>>().unwrap_err(); // `Place` has no ROCm
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
 ///     Ok(())
 /// })?;
 /// # Ok::<(), PyErr>(())
@@ -348,8 +344,7 @@ pub struct DataTypeLike<T>(pub T);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DeviceLike<T>(pub T);
 
-/// Reads any data type object or name ([`extract_data_type`]): `DataTypeLike<T>` is a
-/// `#[pyfunction]` argument, or the target of `.extract()`.
+/// Reads any data type object or name, as the type's documentation says.
 ///
 /// ```
 /// use dlpack_core::DataType;
@@ -370,11 +365,11 @@ impl<'a, 'py, T: DlpackDataType> FromPyObject<'a, 'py> for DataTypeLike<T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        extract_data_type(&obj).map(Self)
+        Ok(Self(T::from_dlpack_data_type(read::data_type(&obj)?)?))
     }
 }
 
-/// Reads any device object or name ([`extract_device`]).
+/// Reads any device object or name, as the type's documentation says.
 ///
 /// ```
 /// use dlpack_core::Device;
@@ -395,7 +390,7 @@ impl<'a, 'py, T: DlpackDevice> FromPyObject<'a, 'py> for DeviceLike<T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        extract_device(&obj).map(Self)
+        Ok(Self(T::from_dlpack_device(read::device(&obj)?)?))
     }
 }
 
@@ -417,7 +412,7 @@ impl<'a, 'py, T: DlpackDevice> FromPyObject<'a, 'py> for DeviceLike<T> {
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let half = DataTypeLike(Kind::Half).into_pyobject(py)?;
-///     assert_eq!(half.get().get(), DataType::F16);
+///     assert_eq!(DataType::from(*half.get()), DataType::F16);
 ///     assert_eq!(half.str()?.to_str()?, "float16");
 ///     let err = DataTypeLike(Kind::Packed).into_pyobject(py).unwrap_err();
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
@@ -431,7 +426,7 @@ impl<'py, T: DlpackDataType> IntoPyObject<'py> for DataTypeLike<T> {
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Self::Output> {
-        Bound::new(py, PyDataType::of(&self.0)?)
+        Bound::new(py, PyDataType(self.0.dlpack_data_type()?))
     }
 }
 
@@ -457,82 +452,6 @@ impl<'py, T: DlpackDevice> IntoPyObject<'py> for DeviceLike<T> {
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Self::Output> {
-        Bound::new(py, PyDevice::of(&self.0)?)
+        Bound::new(py, PyDevice(self.0.dlpack_device()?))
     }
-}
-
-/// What `__dlpack_data_type__` returns for `value`: `(code, bits, lanes)` as a tuple of plain
-/// ints, or a `ValueError` for a value with no DLPack data type. For the `#[pymethods]` of your
-/// own `#[pyclass]` dtype:
-///
-/// ```
-/// use dlpack_core::{DataType, python::{data_type_tuple, read_data_type}};
-/// use pyo3::prelude::*;
-/// use pyo3::types::PyTuple;
-///
-/// #[pyclass(frozen)]
-/// struct Float32;
-///
-/// #[pymethods]
-/// impl Float32 {
-///     fn __dlpack_data_type__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-///         data_type_tuple(py, &DataType::F32)
-///     }
-/// }
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let float32 = Bound::new(py, Float32)?;
-///     let triple: (u8, u8, u16) = float32.call_method0("__dlpack_data_type__")?.extract()?;
-///     assert_eq!(triple, (2, 32, 1));
-///     assert_eq!(read_data_type(float32.as_any())?, DataType::F32);
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
-pub fn data_type_tuple<'py, T: DlpackDataType>(
-    py: Python<'py>,
-    value: &T,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let (code, bits, lanes) = value.dlpack_data_type()?.into();
-    PyTuple::new(py, [u32::from(code), u32::from(bits), u32::from(lanes)])
-}
-
-/// What `__dlpack_device__` returns for `value`: `(device_type, device_id)` as a tuple of
-/// plain ints, or a `ValueError` for a value with no DLPack device. For the `#[pymethods]` of
-/// your own `#[pyclass]` device (which must not have `__dlpack__`, or it is a tensor).
-///
-/// ```
-/// use dlpack_core::{Device, python::{device_tuple, read_device}};
-/// use pyo3::prelude::*;
-/// use pyo3::types::PyTuple;
-///
-/// /// A GPU of a framework that numbers them from 1.
-/// #[pyclass(frozen)]
-/// struct Gpu(u32);
-///
-/// #[pymethods]
-/// impl Gpu {
-///     fn __dlpack_device__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-///         let id = i32::try_from(self.0 - 1).map_err(dlpack_core::Error::msg)?;
-///         device_tuple(py, &Device::cuda(id))
-///     }
-/// }
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let gpu = Bound::new(py, Gpu(2))?;
-///     let pair: (i32, i32) = gpu.call_method0("__dlpack_device__")?.extract()?;
-///     assert_eq!(pair, (2, 1));
-///     assert_eq!(read_device(gpu.as_any())?, Device::cuda(1));
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
-pub fn device_tuple<'py, T: DlpackDevice>(
-    py: Python<'py>,
-    value: &T,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let (device_type, device_id) = value.dlpack_device()?.into();
-    PyTuple::new(py, [device_type, device_id])
 }

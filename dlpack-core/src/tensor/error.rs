@@ -8,11 +8,11 @@ use super::MAX_NDIM;
 use super::flags::Flags;
 use crate::data_type::DataType;
 use crate::device::Device;
-use crate::error::Error;
 use crate::ffi::DLPackVersion;
 
-/// Why a tensor was refused on import or export. Carried by [`Error::Tensor`]; each message names
-/// the field and the value and says what was expected.
+/// Why a tensor was refused on import or export. Carried by
+/// [`Error::Tensor`](crate::Error::Tensor); each message names the field and the value and says
+/// what was expected.
 ///
 /// ```
 /// use dlpack_core::tensor::TensorError;
@@ -425,23 +425,3 @@ impl fmt::Display for TensorError {
 /// assert!(err.to_string().contains("READ_ONLY"));
 /// ```
 impl std::error::Error for TensorError {}
-
-/// [`Error::Tensor`], so that `?` carries a tensor error into this crate's [`Error`].
-///
-/// ```
-/// use dlpack_core::{Error, tensor::{MAX_NDIM, TensorError}};
-///
-/// fn check_rank(ndim: i64) -> Result<(), Error> {
-///     if !(0..=MAX_NDIM as i64).contains(&ndim) {
-///         Err(TensorError::Ndim { ndim })?; // `?` converts it
-///     }
-///     Ok(())
-/// }
-/// assert_eq!(check_rank(65), Err(Error::Tensor(TensorError::Ndim { ndim: 65 })));
-/// ```
-impl From<TensorError> for Error {
-    #[inline]
-    fn from(err: TensorError) -> Self {
-        Error::Tensor(err)
-    }
-}

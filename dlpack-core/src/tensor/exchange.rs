@@ -95,7 +95,7 @@ pub trait ToDlpackTensor {
 /// let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?;
 /// let matrix: Matrix = from_dlpack(&tensor)?;
 /// assert_eq!(matrix, Matrix { rows: 2, data: vec![1.0, 2.0, 3.0, 4.0] });
-/// assert!(from_dlpack::<Matrix, _, _>(&vec![1.0_f32]).is_err()); // one dimension
+/// assert!(from_dlpack::<Matrix>(&vec![1.0_f32]).is_err()); // one dimension
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 pub trait FromDlpackTensor: Sized {
@@ -387,7 +387,7 @@ impl FromDlpackTensor for LegacyManagedTensor {
     /// let legacy: LegacyManagedTensor = from_dlpack(&vec![1_u8, 2])?;
     /// assert_eq!(legacy.view()?.as_slice::<u8>()?, [1, 2]);
     /// // A shared source is READ_ONLY, which a legacy tensor cannot say.
-    /// assert!(from_dlpack::<LegacyManagedTensor, _, _>(&Arc::<[u8]>::from(vec![1])).is_err());
+    /// assert!(from_dlpack::<LegacyManagedTensor>(&Arc::<[u8]>::from(vec![1])).is_err());
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
@@ -404,7 +404,7 @@ impl<T: Element> FromDlpackTensor for Vec<T> {
     /// let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?;
     /// let flat: Vec<f32> = from_dlpack(&tensor)?;
     /// assert_eq!(flat, [1.0, 2.0, 3.0, 4.0]);
-    /// assert!(from_dlpack::<Vec<f64>, _, _>(&tensor).is_err()); // float32 is not f64
+    /// assert!(from_dlpack::<Vec<f64>>(&tensor).is_err()); // float32 is not f64
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {

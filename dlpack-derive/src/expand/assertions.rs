@@ -1,147 +1,157 @@
-//! `const` assertions for what only the compiler knows: the data type of an `element`, the
-//! id range of an id field's type, and the `ACCEPTS` sets of delegated types. Each is spanned
-//! on the user's annotation, so a failed evaluation points there; the message names the
-//! variants involved and the fix.
+//! `const` assertions for what only the compiler knows: the data type of an `element`, and the
+//! sets of the types an item is routed by on import (a delegate's `ACCEPTS`, what an
+//! `import_with` item exports). Each is spanned on the user's annotation, so a failed
+//! evaluation points there; the message names the items involved and the fix.
+//!
+//! Items whose types mention a type parameter, or that are `#[cfg]`-gated, are left out (a
+//! `const` item can be neither generic nor conditional on its own).
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::Path;
 
-use super::{const_check, value_name};
+use super::{const_check, value, value_name};
 use crate::ast::Input;
-use crate::check::mentions_type_param;
-use crate::check::{data_type as dt, device as dv};
+use crate::check::{Export, Import, Item, mentions_type_param};
+use crate::kind::{Helper, Paths};
 
-/// `const` assertions for what only the compiler knows: an `element` that imports the same
-/// data type as another variant, and delegates whose `ACCEPTS` is empty or overlaps another
-/// importing variant. Items whose types mention a type parameter, or that are `#[cfg]`-gated,
-/// are left out (a `const` item can be neither generic nor conditional on its own).
-pub(super) fn data_type(input: &Input, krate: &Path, items: &[dt::Item]) -> TokenStream {
-    let concrete = |item: &&dt::Item| item.v.cfgs.is_empty();
-    let fixed: Vec<(&dt::Item, TokenStream, proc_macro2::Span, bool)> = items
+/// An importing item matched directly: its value (a data type) or range (of devices).
+struct Direct<'i> {
+    item: &'i Item<'i>,
+    entry: TokenStream,
+    /// Known only to the compiler (`element = T`): checked here against the others.
+    opaque: bool,
+}
+
+/// An importing item routed by a set.
+struct Routed<'i> {
+    item: &'i Item<'i>,
+    set: TokenStream,
+    /// How it imports, for messages.
+    via: &'static str,
+}
+
+pub(super) fn expand(input: &Input, paths: &Paths, items: &[Item]) -> TokenStream {
+    let name = |item: &Item| value_name(input, item.v);
+    let noun = paths.kind.noun();
+    let concrete = items
         .iter()
-        .filter(concrete)
-        .filter(|i| i.map.imports())
-        .filter_map(|item| match &item.map {
-            dt::Map::Fixed { value: v, span, .. } => {
-                let generic = matches!(v, dt::Value::Element(ty) if mentions_type_param(input, ty));
-                (!generic).then(|| {
-                    (
-                        item,
-                        super::data_type::value(krate, v),
-                        *span,
-                        matches!(v, dt::Value::Element(_)),
-                    )
-                })
-            }
-            _ => None,
-        })
-        .collect();
-    let name = |item: &dt::Item| value_name(input, item.v);
-    let mut out = TokenStream::new();
-
-    // An `element` mapping against every other direct mapping (elements: only earlier ones).
-    for (i, (item, v, span, is_element)) in fixed.iter().enumerate() {
-        if !is_element {
-            continue;
+        .filter(|i| i.imports() && i.v.cfgs.is_empty())
+        .filter(|i| !generic(input, i));
+    let mut direct = Vec::new();
+    let mut routed = Vec::new();
+    for item in concrete {
+        if let Some(set) = super::items::route_set(paths, item) {
+            let via = match (&item.export, &item.import) {
+                (Export::Delegate { .. }, Import::With(_)) => "delegate and `import_with`",
+                (Export::Delegate { .. }, _) => "delegate",
+                _ => "`device_with` function and `import_with`",
+            };
+            routed.push(Routed { item, set, via });
+        } else if let Some(entry) = value::entry(paths, &item.export) {
+            let opaque = matches!(item.export, Export::Element(_));
+            direct.push(Direct {
+                item,
+                entry,
+                opaque,
+            });
         }
-        let others: Vec<_> = fixed
+    }
+
+    let mut out = TokenStream::new();
+    // An `element` mapping against every other direct mapping (elements: only earlier ones).
+    let position = {
+        let krate = &paths.krate;
+        quote!(#krate::__private::position)
+    };
+    for (i, d) in direct.iter().enumerate().filter(|(_, d)| d.opaque) {
+        let others: Vec<&Direct> = direct
             .iter()
             .enumerate()
-            .filter(|(j, other)| *j != i && (!other.3 || *j < i))
+            .filter(|(j, other)| *j != i && (!other.opaque || *j < i))
             .map(|(_, other)| other)
             .collect();
         if others.is_empty() {
             continue;
         }
-        let values = others.iter().map(|o| &o.1);
+        let entries = others.iter().map(|o| &o.entry);
         let arms = others.iter().enumerate().map(|(k, o)| {
             let message = format!(
-                "duplicate import mapping: `{}` (`element = …`) has the same data type as `{}`; mark all but one of them `export_only`",
-                name(item),
-                name(o.0)
+                "duplicate import mapping: `{}` (`element = …`) has the same {noun} as `{}`; mark all but one of them `export_only`",
+                name(d.item),
+                name(o.item)
             );
             quote!(::core::option::Option::Some(#k) => ::core::panic!(#message),)
         });
+        let entry = &d.entry;
         out.extend(const_check(
-            *span,
-            quote!(match #krate::__private::position(&[#(#values),*], #v) {
+            d.item.span,
+            quote!(match #position(&[#(#entries),*], #entry) {
                 #(#arms)*
                 _ => {}
             }),
         ));
     }
 
-    // Delegates.
-    let delegates: Vec<(&dt::Item, &syn::Type, proc_macro2::Span)> = items
-        .iter()
-        .filter(concrete)
-        .filter(|i| i.map.imports())
-        .filter_map(|item| match &item.map {
-            dt::Map::Delegate { field, .. } if !mentions_type_param(input, field.ty) => {
-                Some((item, field.ty, field.ty_span()))
-            }
-            _ => None,
-        })
-        .collect();
-    for (d, (item, ty, span)) in delegates.iter().enumerate() {
-        let accepts = quote!(<#ty as #krate::DlpackDataType>::ACCEPTS);
-        let empty = format!(
-            "`{}` delegates to a type that accepts no data type (its `ACCEPTS` is empty): mark `{}` `export_only`, or declare `ACCEPTS` in that type's hand-written `DlpackDataType` impl",
-            name(item),
-            name(item)
-        );
-        let values = fixed.iter().map(|f| &f.1);
-        let arms = fixed.iter().enumerate().map(|(k, f)| {
+    let (empty, overlap, position_in) = (
+        paths.private(Helper::Empty),
+        paths.private(Helper::Overlap),
+        paths.private(Helper::PositionIn),
+    );
+    let trait_name = paths.kind.trait_name();
+    for (r, route) in routed.iter().enumerate() {
+        let (this, set) = (name(route.item), &route.set);
+        let empty_check = matches!(route.item.import, Import::Build { .. }).then(|| {
             let message = format!(
-                "duplicate import mapping: `{}` delegates to a type that also accepts the data type of `{}`; mark one of them `export_only`",
-                name(item),
-                name(f.0)
-            );
-            quote!(::core::option::Option::Some(#k) => ::core::panic!(#message),)
-        });
-        let earlier = delegates[..d].iter().map(|(other, other_ty, _)| {
-            let overlap = format!(
-                "duplicate import mapping: `{}` and `{}` delegate to types that accept a common data type; mark one of them `export_only`",
-                name(other),
-                name(item)
-            );
-            let shadowed = format!(
-                "`{}` comes after `{}`, which delegates to a type accepting every data type, so it never imports; move it first or mark it `export_only`",
-                name(item),
-                name(other)
+                "`{this}` delegates to a type that accepts no {noun} (its `ACCEPTS` is empty): mark `{this}` `export_only`, say how it comes back with `import_with = path`, or declare `ACCEPTS` in that type's hand-written `{trait_name}` impl"
             );
             quote! {
-                if <#other_ty as #krate::DlpackDataType>::ACCEPTS.is_all() {
-                    ::core::panic!(#shadowed);
-                }
-                if #krate::__private::data_types_overlap(
-                    &<#other_ty as #krate::DlpackDataType>::ACCEPTS, &#accepts,
-                ) {
-                    ::core::panic!(#overlap);
+                if #empty(&#set) {
+                    ::core::panic!(#message);
                 }
             }
         });
-        let direct = if fixed.is_empty() {
-            quote!()
-        } else {
-            let values = values.collect::<Vec<_>>();
+        let direct_check = (!direct.is_empty()).then(|| {
+            let entries = direct.iter().map(|d| &d.entry);
+            let arms = direct.iter().enumerate().map(|(k, d)| {
+                let message = format!(
+                    "duplicate import mapping: `{this}` (through its {}) and `{}` both import some {noun}s; mark one of them `export_only`",
+                    route.via,
+                    name(d.item)
+                );
+                quote!(::core::option::Option::Some(#k) => ::core::panic!(#message),)
+            });
             quote! {
-                if !#accepts.is_all() {
-                    match #krate::__private::position_in(&[#(#values),*], &#accepts) {
+                if !#set.is_all() {
+                    match #position_in(&[#(#entries),*], &#set) {
                         #(#arms)*
                         _ => {}
                     }
                 }
             }
-        };
-        out.extend(const_check(
-            *span,
-            quote!({
-                if #krate::__private::data_types_empty(&#accepts) {
-                    ::core::panic!(#empty);
+        });
+        let earlier = routed[..r].iter().map(|other| {
+            let (first, first_set) = (name(other.item), &other.set);
+            let shadowed = format!(
+                "`{this}` comes after `{first}`, which imports every {noun} (through its {}), so it never imports; move it first or mark it `export_only`",
+                other.via
+            );
+            let common = format!(
+                "duplicate import mapping: `{first}` and `{this}` both import some {noun}s; mark one of them `export_only`"
+            );
+            quote! {
+                if #first_set.is_all() {
+                    ::core::panic!(#shadowed);
                 }
-                #direct
+                if #overlap(&#first_set, &#set) {
+                    ::core::panic!(#common);
+                }
+            }
+        });
+        out.extend(const_check(
+            route.item.span,
+            quote!({
+                #empty_check
+                #direct_check
                 #(#earlier)*
             }),
         ));
@@ -149,95 +159,20 @@ pub(super) fn data_type(input: &Input, krate: &Path, items: &[dt::Item]) -> Toke
     out
 }
 
-/// `const` assertions on delegates: an `ACCEPTS` that is empty, or that overlaps another
-/// importing variant. Generic or `#[cfg]`-gated items are left out, as for data types.
-pub(super) fn device(input: &Input, krate: &Path, items: &[dv::Item]) -> TokenStream {
-    let concrete = |item: &&dv::Item| item.v.cfgs.is_empty();
-    let direct: Vec<(&dv::Item, TokenStream)> = items
-        .iter()
-        .filter(concrete)
-        .filter(|i| i.map.imports())
-        .filter_map(|item| match &item.map {
-            dv::Map::Mapped { info, id, .. } => {
-                let generic = matches!(id, dv::Id::Field(f) if mentions_type_param(input, f.ty));
-                (!generic).then(|| (item, super::device::range(krate, info.device_type, id)))
-            }
-            _ => None,
-        })
-        .collect();
-    let delegates: Vec<(&dv::Item, &syn::Type, proc_macro2::Span)> = items
-        .iter()
-        .filter(concrete)
-        .filter(|i| i.map.imports())
-        .filter_map(|item| match &item.map {
-            dv::Map::Delegate { field, .. } if !mentions_type_param(input, field.ty) => {
-                Some((item, field.ty, field.ty_span()))
-            }
-            _ => None,
-        })
-        .collect();
-    let name = |item: &dv::Item| value_name(input, item.v);
-    let mut out = TokenStream::new();
-    for (d, (item, ty, span)) in delegates.iter().enumerate() {
-        let accepts = quote!(<#ty as #krate::DlpackDevice>::ACCEPTS);
-        let empty = format!(
-            "`{}` delegates to a type that accepts no device (its `ACCEPTS` is empty): mark `{}` `export_only`, or declare `ACCEPTS` in that type's hand-written `DlpackDevice` impl",
-            name(item),
-            name(item)
-        );
-        let direct_check = if direct.is_empty() {
-            quote!()
-        } else {
-            let ranges = direct.iter().map(|d| &d.1);
-            let arms = direct.iter().enumerate().map(|(k, dd)| {
-                let message = format!(
-                    "duplicate import mapping: `{}` delegates to a type that also accepts devices that `{}` imports; mark one of them `export_only`",
-                    name(item),
-                    name(dd.0)
-                );
-                quote!(::core::option::Option::Some(#k) => ::core::panic!(#message),)
-            });
-            quote! {
-                if !#accepts.is_all() {
-                    match #krate::__private::range_position_in(&[#(#ranges),*], &#accepts) {
-                        #(#arms)*
-                        _ => {}
-                    }
-                }
-            }
-        };
-        let earlier = delegates[..d].iter().map(|(other, other_ty, _)| {
-            let overlap = format!(
-                "duplicate import mapping: `{}` and `{}` delegate to types that accept a common device; mark one of them `export_only`",
-                name(other),
-                name(item)
-            );
-            let shadowed = format!(
-                "`{}` comes after `{}`, which delegates to a type accepting every device, so it never imports; move it first or mark it `export_only`",
-                name(item),
-                name(other)
-            );
-            quote! {
-                if <#other_ty as #krate::DlpackDevice>::ACCEPTS.is_all() {
-                    ::core::panic!(#shadowed);
-                }
-                if #krate::__private::devices_overlap(
-                    &<#other_ty as #krate::DlpackDevice>::ACCEPTS, &#accepts,
-                ) {
-                    ::core::panic!(#overlap);
-                }
-            }
-        });
-        out.extend(const_check(
-            *span,
-            quote!({
-                if #krate::__private::devices_empty(&#accepts) {
-                    ::core::panic!(#empty);
-                }
-                #direct_check
-                #(#earlier)*
-            }),
-        ));
+/// Whether an item's checks would name a type parameter (or `Self`, which a free `const`
+/// cannot): then they are left to the compiler's monomorphisation.
+fn generic(input: &Input, item: &Item) -> bool {
+    match &item.export {
+        Export::Element(ty) | Export::Delegate { inner: ty, .. } => mentions_type_param(input, ty),
+        Export::IdField { field, .. }
+        | Export::DeviceWith {
+            field: Some(field), ..
+        } => mentions_type_param(input, field.ty),
+        Export::DeviceWith {
+            field: None,
+            device_type: None,
+            ..
+        } => true,
+        _ => false,
     }
-    out
 }

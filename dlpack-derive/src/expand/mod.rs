@@ -1,75 +1,46 @@
 //! Token generation, after `check` has resolved every mapping.
 //!
+//! - [`items`] and [`import`]: each item's part of every generated function, by where its
+//!   value comes from and how it comes back (and [`value`], the few tokens that differ by kind:
+//!   constants, set entries, match keys).
+//! - [`builder`]: the impls around those parts, for a valid input and for the fallback.
+//! - [`assertions`]: `const` checks of what only the compiler knows.
+//!
 //! Everything is emitted inside `const _: () = { … };` and names only absolute paths (the
 //! dlpack-core path, `::core`), so it works under `#![no_implicit_prelude]` and next to any
 //! user item names. Generated items carry `#[automatically_derived]` and allow `deprecated`
-//! (a `#[deprecated]` variant is still converted without warnings).
+//! (a `#[deprecated]` variant is still converted without warnings). The shapes that matter for
+//! speed are pinned by the golden tests (`src/golden.rs`), and why they are what they are is
+//! in the benchmarks' documentation (`benches/src/lib.rs`).
 
 mod assertions;
-mod data_type;
-mod device;
-mod raw;
+pub(crate) mod builder;
+mod import;
+mod items;
+mod value;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::{DeriveInput, Ident, Member, Type, WherePredicate};
+use quote::{format_ident, quote};
+use syn::{DeriveInput, Ident, Type, WherePredicate};
 
-use crate::ast::{Field, Input, Style, Variant};
-use crate::attr::Which;
+use crate::ast::{Field, Input, Variant};
 use crate::check;
 use crate::ctxt::Ctxt;
 use crate::fallback;
+use crate::kind::Kind;
 
 /// The whole derive: parse, check, expand; on any error the errors plus a fallback impl.
-pub(crate) fn derive(input: &DeriveInput, which: Which) -> TokenStream {
+pub(crate) fn derive(input: &DeriveInput, kind: Kind) -> TokenStream {
     let cx = Ctxt::default();
-    let ast = Input::from_syn(&cx, which, input);
-    let expanded = match which {
-        Which::DataType => check::data_type::check(&cx, &ast).map(|m| data_type::expand(&ast, &m)),
-        Which::Device => check::device::check(&cx, &ast).map(|m| device::expand(&ast, &m)),
-    };
+    let ast = Input::from_syn(&cx, kind, input);
+    let expanded = check::check(&cx, &ast).map(|model| items::expand(&ast, &model));
     match (cx.finish(), expanded) {
         (Ok(()), Some(tokens)) => tokens,
         (result, _) => {
             let errors = result.err().map(|e| e.to_compile_error());
-            let fallback = fallback::expand(&ast, which);
+            let fallback = fallback::expand(&ast);
             quote!(#fallback #errors)
         }
-    }
-}
-
-/// The pieces every generated impl shares.
-pub(crate) struct Impl<'a> {
-    pub ident: &'a Ident,
-    pub impl_generics: TokenStream,
-    pub ty_generics: TokenStream,
-    pub where_clause: TokenStream,
-}
-
-impl<'a> Impl<'a> {
-    /// The generics of `input`, with `bounds` added to its where clause.
-    pub(crate) fn new(input: &'a Input<'a>, bounds: Vec<WherePredicate>) -> Self {
-        let mut generics = input.generics.clone();
-        if !bounds.is_empty() {
-            generics.make_where_clause().predicates.extend(bounds);
-        }
-        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-        Impl {
-            ident: input.ident,
-            impl_generics: quote!(#impl_generics),
-            ty_generics: quote!(#ty_generics),
-            where_clause: quote!(#where_clause),
-        }
-    }
-}
-
-/// Wraps generated items in `const _: () = { … };`.
-pub(crate) fn wrap(items: TokenStream) -> TokenStream {
-    quote! {
-        #[allow(deprecated, non_local_definitions)]
-        const _: () = {
-            #items
-        };
     }
 }
 
@@ -90,8 +61,7 @@ pub(crate) fn outer_path(ident: &Ident, v: &Variant) -> TokenStream {
 }
 
 /// A pattern matching the item and binding `field` (if any) to `binding`.
-pub(crate) fn pattern(v: &Variant, field: Option<(&Field, &Ident)>) -> TokenStream {
-    let path = path(v);
+pub(crate) fn pattern(path: &TokenStream, field: Option<(&Field, &Ident)>) -> TokenStream {
     match field {
         Some((field, binding)) => {
             let member = &field.member;
@@ -99,26 +69,6 @@ pub(crate) fn pattern(v: &Variant, field: Option<(&Field, &Ident)>) -> TokenStre
         }
         None => quote!(#path { .. }),
     }
-}
-
-/// A constructor of the item: `field` (if any) set to `value`, every other field
-/// `Default::default()`.
-pub(crate) fn construct(v: &Variant, field: Option<(&Field, TokenStream)>) -> TokenStream {
-    let path = path(v);
-    if v.style == Style::Unit {
-        return path;
-    }
-    let inits = v.fields.iter().map(|f| {
-        let member = &f.member;
-        match &field {
-            Some((chosen, value)) if chosen.member == f.member => quote!(#member: #value),
-            _ => {
-                let ty = f.ty;
-                quote_spanned!(f.span=> #member: <#ty as ::core::default::Default>::default())
-            }
-        }
-    });
-    quote!(#path { #(#inits),* })
 }
 
 /// The item's `#[cfg]` attributes, repeated on what is generated for it.
@@ -149,20 +99,6 @@ pub(crate) fn bound_if_generic(
     }
 }
 
-/// The fields filled with `Default` when an importable item is built.
-pub(crate) fn default_bounds(
-    input: &Input,
-    v: &Variant,
-    except: Option<&Member>,
-    out: &mut Vec<WherePredicate>,
-) {
-    for f in &v.fields {
-        if Some(&f.member) != except {
-            bound_if_generic(input, f.ty, quote!(::core::default::Default), out);
-        }
-    }
-}
-
 /// A `const` assertion, spanned on the user's tokens so the error points at them: every
 /// token is respanned, since rustc reports a failed evaluation at the `panic!` inside.
 /// (A proc macro's `call_site` and the user's spans resolve names alike, so this changes
@@ -185,9 +121,4 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
             tt
         })
         .collect()
-}
-
-/// Doc attributes for generated inherent functions.
-pub(crate) fn doc(text: &str) -> TokenStream {
-    quote!(#[doc = #text])
 }

@@ -6,6 +6,11 @@
 //! it is the producer stream of `__dlpack__` (`DlpackRequest::cuda_capsule`) and the stream
 //! `from_dlpack` names to producers (`from_dlpack_on_stream`).
 //!
+//! Every driver call here runs inside `dlpack_core::cuda::with_current`: cudarc binds the
+//! context of what it touches and leaves it bound, and PyTorch and CuPy take the thread's
+//! current context for their current device. Calling into `dlpack_demo` leaves the current
+//! device as it was.
+//!
 //! The `dlpack_demo.cuda` submodule exposes the devices, the streams and a [`Gate`] that holds
 //! a stream (a host function that blocks until released), so that tests can prove that work
 //! is ordered across libraries by events rather than by luck.
@@ -14,9 +19,9 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
-use dlpack_core::cuda::cudarc::driver::{CudaStream, DevicePtr, result, sys};
+use dlpack_core::cuda::cudarc::driver::{CudaContext, CudaStream, DevicePtr, result, sys};
 use dlpack_core::cuda::{self as backend, CopyMode, CudaBuffer};
-use dlpack_core::python::DeviceLike;
+use dlpack_core::python::{DeviceLike, from_dlpack_on_stream};
 use dlpack_core::{Device as DlDevice, ManagedTensor};
 use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
@@ -24,6 +29,12 @@ use pyo3::types::PyModule;
 
 use crate::device::{Device, PyDevice};
 use crate::live::Live;
+use crate::tensor::Tensor;
+
+/// `work` with `context` current, and the thread's current context restored after it.
+fn bound<R>(context: &Arc<CudaContext>, work: impl FnOnce() -> R) -> PyResult<R> {
+    Ok(backend::with_current(context, work)?)
+}
 
 /// The library's stream on `cuda:{ordinal}`, created on first use and kept for the life of
 /// the process.
@@ -39,7 +50,7 @@ pub fn stream(ordinal: u32) -> PyResult<Arc<CudaStream>> {
     let id = i32::try_from(ordinal)
         .map_err(|_| PyValueError::new_err(format!("cuda:{ordinal} is out of range")))?;
     let context = backend::context(DlDevice::cuda(id))?;
-    let stream = context.new_stream().map_err(dlpack_core::Error::from)?;
+    let stream = bound(&context, || context.new_stream())?.map_err(dlpack_core::Error::from)?;
     streams.insert(ordinal, Arc::clone(&stream));
     Ok(stream)
 }
@@ -68,10 +79,9 @@ impl DeviceMemory {
     /// refuses zero), zeroed on the library's stream.
     pub fn zeroed(ordinal: u32, len: usize, live: Live) -> PyResult<Self> {
         let stream = stream(ordinal)?;
-        let slice = stream
-            .alloc_zeros::<u8>(len.max(1))
+        let slice = bound(stream.context(), || stream.alloc_zeros::<u8>(len.max(1)))?
             .map_err(dlpack_core::Error::from)?;
-        let address = slice.device_ptr(&stream).0;
+        let address = bound(stream.context(), || slice.device_ptr(&stream).0)?;
         let buffer = CudaBuffer::new(slice, &[len.max(1)])?;
         Ok(Self {
             _buffer: buffer,
@@ -106,54 +116,52 @@ pub unsafe fn fill(
     let check = |result: sys::CUresult| -> PyResult<()> {
         Ok(result.result().map_err(dlpack_core::Error::from)?)
     };
-    stream
-        .context()
-        .bind_to_thread()
-        .map_err(dlpack_core::Error::from)?;
     let raw = stream.cu_stream();
-    // SAFETY: (every arm) the caller's contract covers the `count * itemsize` bytes the
-    // memsets write; they run on `stream` and read no host memory.
-    unsafe {
-        match itemsize {
-            1 => check(sys::cuMemsetD8Async(address, pattern[0], count, raw)),
-            2 => {
-                let value = u16::from_ne_bytes([pattern[0], pattern[1]]);
-                check(sys::cuMemsetD16Async(address, value, count, raw))
-            }
-            _ if itemsize % 4 == 0 => {
-                let words: Vec<u32> = pattern
-                    .chunks_exact(4)
-                    .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
-                    .collect();
-                if words.iter().all(|&word| word == words[0]) {
-                    // Every 32-bit word of the range is the same (any 4-byte element, and
-                    // wider ones such as 0.0).
-                    return check(sys::cuMemsetD32Async(
-                        address,
-                        words[0],
-                        count * words.len(),
-                        raw,
-                    ));
+    bound(stream.context(), || {
+        // SAFETY: (every arm) the caller's contract covers the `count * itemsize` bytes the
+        // memsets write; they run on `stream` and read no host memory.
+        unsafe {
+            match itemsize {
+                1 => check(sys::cuMemsetD8Async(address, pattern[0], count, raw)),
+                2 => {
+                    let value = u16::from_ne_bytes([pattern[0], pattern[1]]);
+                    check(sys::cuMemsetD16Async(address, value, count, raw))
                 }
-                // Word `k` of every element per call: `count` rows of one word, `itemsize`
-                // bytes apart.
-                for (k, &word) in words.iter().enumerate() {
-                    check(sys::cuMemsetD2D32Async(
-                        address + 4 * k as u64,
-                        itemsize,
-                        word,
-                        1,
-                        count,
-                        raw,
-                    ))?;
+                _ if itemsize % 4 == 0 => {
+                    let words: Vec<u32> = pattern
+                        .chunks_exact(4)
+                        .map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]))
+                        .collect();
+                    if words.iter().all(|&word| word == words[0]) {
+                        // Every 32-bit word of the range is the same (any 4-byte element, and
+                        // wider ones such as 0.0).
+                        return check(sys::cuMemsetD32Async(
+                            address,
+                            words[0],
+                            count * words.len(),
+                            raw,
+                        ));
+                    }
+                    // Word `k` of every element per call: `count` rows of one word, `itemsize`
+                    // bytes apart.
+                    for (k, &word) in words.iter().enumerate() {
+                        check(sys::cuMemsetD2D32Async(
+                            address + 4 * k as u64,
+                            itemsize,
+                            word,
+                            1,
+                            count,
+                            raw,
+                        ))?;
+                    }
+                    Ok(())
                 }
-                Ok(())
+                _ => Err(PyBufferError::new_err(format!(
+                    "cannot fill elements of {itemsize} bytes on a CUDA device"
+                ))),
             }
-            _ => Err(PyBufferError::new_err(format!(
-                "cannot fill elements of {itemsize} bytes on a CUDA device"
-            ))),
         }
-    }
+    })?
 }
 
 /// Copies `len` bytes from device address `src` to `dst` on `stream`, without waiting.
@@ -166,13 +174,11 @@ pub unsafe fn copy(stream: &CudaStream, dst: u64, src: u64, len: usize) -> PyRes
     if len == 0 {
         return Ok(());
     }
-    stream
-        .context()
-        .bind_to_thread()
-        .map_err(dlpack_core::Error::from)?;
     // SAFETY: the caller's contract.
-    unsafe { result::memcpy_dtod_async(dst, src, len, stream.cu_stream()) }
-        .map_err(dlpack_core::Error::from)?;
+    bound(stream.context(), || unsafe {
+        result::memcpy_dtod_async(dst, src, len, stream.cu_stream())
+    })?
+    .map_err(dlpack_core::Error::from)?;
     Ok(())
 }
 
@@ -234,9 +240,6 @@ impl Gate {
     fn new(device: Option<DeviceLike<Device>>, stream: Option<usize>) -> PyResult<Self> {
         let ordinal = ordinal(device.map_or(Device::Cuda(0), |d| d.0))?;
         let ours = self::stream(ordinal)?;
-        ours.context()
-            .bind_to_thread()
-            .map_err(dlpack_core::Error::from)?;
         let handle = stream.unwrap_or_else(|| ours.cu_stream().expose_provenance());
         let state = Arc::new(GateState::default());
         let data = Arc::into_raw(Arc::clone(&state))
@@ -245,13 +248,13 @@ impl Gate {
         // SAFETY: the handle is the library's live stream, or a live stream of `device` that
         // the caller passed (the promise `__dlpack__(stream=…)` asks of its callers too);
         // `wait_at_gate` calls no CUDA function and owns the strong count in `data`.
-        let launched = unsafe {
+        let launched = bound(ours.context(), || unsafe {
             result::stream::launch_host_function(
                 core::ptr::with_exposed_provenance_mut(handle),
                 wait_at_gate,
                 data,
             )
-        };
+        })?;
         if let Err(err) = launched {
             // SAFETY: the host function was not enqueued, so the count is still ours.
             drop(unsafe { Arc::from_raw(data.cast::<GateState>().cast_const()) });
@@ -299,6 +302,7 @@ pub fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(stream_handle, &module)?)?;
     module.add_function(wrap_pyfunction!(stream_done, &module)?)?;
     module.add_function(wrap_pyfunction!(synchronize, &module)?)?;
+    module.add_function(wrap_pyfunction!(from_dlpack_on, &module)?)?;
     parent.add_submodule(&module)?;
     // `import dlpack_demo.cuda` finds it too.
     py.import("sys")?
@@ -343,12 +347,10 @@ fn stream_handle(device: Option<DeviceLike<Device>>) -> PyResult<usize> {
 #[pyo3(signature = (device = None))]
 fn stream_done(device: Option<DeviceLike<Device>>) -> PyResult<bool> {
     let stream = stream(ordinal(device.map_or(Device::Cuda(0), |d| d.0))?)?;
-    stream
-        .context()
-        .bind_to_thread()
-        .map_err(dlpack_core::Error::from)?;
     // SAFETY: the library's stream, alive for the life of the process.
-    match unsafe { sys::cuStreamQuery(stream.cu_stream()) } {
+    match bound(stream.context(), || unsafe {
+        sys::cuStreamQuery(stream.cu_stream())
+    })? {
         sys::CUresult::CUDA_SUCCESS => Ok(true),
         sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
         other => Err(dlpack_core::Error::from(result::DriverError(other)).into()),
@@ -361,7 +363,42 @@ fn stream_done(device: Option<DeviceLike<Device>>) -> PyResult<bool> {
 #[pyo3(signature = (device = None))]
 fn synchronize(py: Python<'_>, device: Option<DeviceLike<Device>>) -> PyResult<()> {
     let stream = stream(ordinal(device.map_or(Device::Cuda(0), |d| d.0))?)?;
-    py.detach(move || stream.synchronize())
+    py.detach(move || bound(stream.context(), || stream.synchronize()))?
         .map_err(dlpack_core::Error::from)?;
     Ok(())
+}
+
+/// `from_dlpack(x, stream, device=None, copy=None)`: `from_dlpack` for a consumer working on
+/// `stream` of `device`'s (default `cuda:0`): `1` its legacy default stream, `2` its per-thread
+/// default stream, or a stream handle of that device (`torch.cuda.Stream().cuda_stream`). The
+/// tensor is held by the library as any import; the stream only decides what the producer is
+/// asked for and where the consumer's copies run. A testing aid for the stream rule.
+#[pyfunction]
+#[pyo3(name = "from_dlpack", signature = (x, stream, device = None, copy = None))]
+fn from_dlpack_on(
+    x: &Bound<'_, PyAny>,
+    stream: usize,
+    device: Option<DeviceLike<Device>>,
+    copy: Option<bool>,
+) -> PyResult<Tensor> {
+    let ordinal = ordinal(device.map_or(Device::Cuda(0), |d| d.0))?;
+    let id = i32::try_from(ordinal)
+        .map_err(|_| PyValueError::new_err(format!("cuda:{ordinal} is out of range")))?;
+    let context = backend::context(DlDevice::cuda(id))?;
+    let stream = match stream {
+        0 => {
+            return Err(PyValueError::new_err(
+                "stream=0 is ambiguous: pass 1 (legacy default), 2 (per-thread default) or a \
+                 stream handle",
+            ));
+        }
+        1 => context.default_stream(),
+        2 => context.per_thread_stream(),
+        // SAFETY: the caller passes a live stream of this device, the promise
+        // `__dlpack__(stream=…)` asks of its callers too; the wrapper does not destroy it.
+        handle => unsafe {
+            context.wrap_borrowed_stream(core::ptr::with_exposed_provenance_mut(handle))
+        },
+    };
+    Tensor::import(from_dlpack_on_stream(x, None, copy, &stream)?)
 }

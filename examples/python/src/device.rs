@@ -1,10 +1,9 @@
 //! `Device`: where a `dlpack_demo` tensor lives, a Rust enum that derives `DlpackDevice`,
 //! handed to Python as a class speaking `__dlpack_device__`.
 
-use dlpack_core::python::{DeviceLike, device_tuple};
+use dlpack_core::python::DeviceLike;
 use dlpack_core::{Device as DlDevice, DlpackDevice};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 /// The devices `dlpack_demo` knows. Only [`Device::Cpu`] has memory it can allocate; the
 /// others exist so that tensors and device objects from elsewhere can be described.
@@ -46,8 +45,8 @@ impl PyDevice {
     }
 
     /// `(device_type, device_id)`: the DLPack device, as plain ints.
-    fn __dlpack_device__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        device_tuple(py, &self.0)
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        self.0.dl_device().into()
     }
 
     fn __repr__(&self) -> String {

@@ -1,10 +1,8 @@
 //! `DType`: the element types of `dlpack_demo` tensors, a Rust enum that derives
 //! `DlpackDataType` and is a Python class speaking `__dlpack_data_type__`.
 
-use dlpack_core::python::data_type_tuple;
 use dlpack_core::{DataType, DlpackDataType};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 /// The element type of a tensor. `DType.float16`, … (also `dlpack_demo.float16`, …).
 ///
@@ -98,8 +96,8 @@ impl DType {
 #[pymethods]
 impl DType {
     /// `(code, bits, lanes)`: the DLPack data type, as plain ints.
-    fn __dlpack_data_type__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        data_type_tuple(py, self)
+    fn __dlpack_data_type__(&self) -> (u8, u8, u16) {
+        self.data_type().into()
     }
 
     fn __repr__(&self) -> String {

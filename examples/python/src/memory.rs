@@ -96,9 +96,10 @@ impl Drop for Memory {
         } = self
         {
             // Reads and writes this library queued on the memory finish before the producer
-            // may reuse it. (Nothing can be done about an error in a drop; the driver
-            // reports it again on the next call.)
-            let _ = stream.synchronize();
+            // may reuse it, without leaving the stream's context bound to the thread. (Nothing
+            // can be done about an error in a drop; the driver reports it again on the next
+            // call.)
+            let _ = dlpack_core::cuda::with_current(stream.context(), || stream.synchronize());
         }
     }
 }

@@ -228,6 +228,9 @@ impl Tensor {
 
     fn require_host(&self, what: &str) -> PyResult<()> {
         if self.on_host() {
+            // Pinned and managed memory: once the GPU work on it is done.
+            #[cfg(feature = "cuda")]
+            Python::attach(|py| self.before_host_access(py))?;
             Ok(())
         } else {
             Err(PyBufferError::new_err(format!(

@@ -11,7 +11,7 @@ fn conversions_through_the_renamed_crate() {
         Ok(DType::Other(DataType::I8))
     );
     assert_eq!(Device::Cuda(2).dlpack_device(), Ok(DlDevice::cuda(2)));
-    assert_eq!(from_dlpack::<Device, _, _>(&DlDevice::CPU), Ok(Device::Cpu));
+    assert_eq!(from_dlpack::<Device>(&DlDevice::CPU), Ok(Device::Cpu));
     assert_eq!(DlDevice::from(Rocm { ordinal: 4 }), DlDevice::rocm(4));
     assert_eq!(
         Rocm::from_dlpack_device(DlDevice::rocm(4)),

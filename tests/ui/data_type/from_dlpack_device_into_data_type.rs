@@ -1,5 +1,5 @@
 use dlpack_core::{DataType, Device, from_dlpack};
 
 fn main() {
-    let _: Result<DataType, _> = from_dlpack(&Device::cuda(0));
+    let _ = from_dlpack::<DataType>(&Device::cuda(0));
 }

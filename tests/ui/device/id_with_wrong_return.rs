@@ -8,7 +8,7 @@ fn name(_: &Context) -> String {
 
 #[derive(DlpackDevice)]
 enum Place {
-    #[dlpack(cuda, id_with = name)]
+    #[dlpack(cuda, id_with = name, export_only)]
     Handle(Context),
 }
 

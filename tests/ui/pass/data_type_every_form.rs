@@ -32,7 +32,7 @@ enum DType {
     HalfBf16,
     #[dlpack("float32", export_only)]
     Flex32,
-    #[dlpack("int8")]
+    #[dlpack("int8", default)]
     Q8(Scheme),
     #[dlpack(skip)]
     QInt8,
@@ -45,7 +45,7 @@ fn main() -> Result<(), Error> {
     assert_eq!(DType::I4.dlpack_data_type()?.to_string(), "int4");
     assert_eq!(DType::HalfBf16.dlpack_data_type()?, DataType::BF16);
     assert_eq!(DType::from_dlpack_data_type(DataType::BF16)?, DType::BF16);
-    // A variant with fields imports with its fields' defaults.
+    // A variant with fields marked `default` imports with its fields' defaults.
     assert_eq!(DType::from_dlpack_data_type(DataType::I8)?, DType::Q8(Scheme(0)));
     assert_eq!(DType::from_dlpack_data_type(DataType::BOOL)?, DType::Bool(BoolStore::Native));
     assert!(matches!(DType::QInt8.dlpack_data_type(), Err(Error::NoDataType { value: "QInt8", .. })));

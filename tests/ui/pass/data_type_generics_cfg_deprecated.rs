@@ -32,5 +32,8 @@ fn main() -> Result<(), Error> {
     assert_eq!(DType::<Ints>::from_dlpack_data_type(DataType::F64)?, DType::F64);
     assert!(DType::<Ints>::from_dlpack_data_type(DataType::F16).is_err());
     assert!(Empty::from_dlpack_data_type(DataType::F16).is_err());
+    // `from_dlpack` names a generic derived type alone, as source and as target.
+    assert_eq!(dlpack_core::from_dlpack::<DType<Ints>>(&Ints::I8)?, DType::Inner(Ints::I8));
+    assert_eq!(dlpack_core::from_dlpack::<DataType>(&DType::<Ints>::F32)?, DataType::F32);
     Ok(())
 }

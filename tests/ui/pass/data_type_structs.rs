@@ -11,7 +11,8 @@ struct RawDType {
     lanes: u16,
 }
 
-#[derive(Debug, PartialEq, DlpackDataType)]
+#[derive(Debug, PartialEq, Default, DlpackDataType)]
+#[dlpack(default)] // `note` comes back from `Scalar::default()`
 struct Scalar {
     #[dlpack(code)]
     code: u8,

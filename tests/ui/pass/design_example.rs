@@ -1,4 +1,5 @@
-// The example of DESIGN.md ("The derives"), as written there, with the types it refers to.
+// The example of DESIGN.md ("The derives"), with the types it refers to, and with the import
+// policy DESIGN.md's payload rule asks of `Handle` (an id cannot make a `CudaContext`).
 use dlpack_core::{DataType, DlpackDataType, DlpackDevice};
 
 #[derive(Debug, PartialEq, DlpackDataType)]
@@ -40,7 +41,7 @@ enum Device {
     #[dlpack(cuda)] Cuda(usize),               // the one integer field is the device_id
     #[dlpack(rocm)] Rocm { #[dlpack(id)] ordinal: u32 },
     #[dlpack(cuda_host)] Pinned,
-    #[dlpack(cuda, id_with = handle_ordinal)] Handle(CudaContext), // ordinal through a fn
+    #[dlpack(cuda, id_with = handle_ordinal, export_only)] Handle(CudaContext), // ordinal through a fn
     Dispatch(#[dlpack(delegate)] InnerDevice),
     #[dlpack(skip)] Remote(String),
 }

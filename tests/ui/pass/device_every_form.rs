@@ -22,7 +22,7 @@ enum Place {
     Cpu,
     #[dlpack(cuda)]
     Cuda(usize),
-    #[dlpack(rocm)]
+    #[dlpack(rocm, default)] // `name` comes back as `String::default()`
     Rocm {
         #[dlpack(id)]
         ordinal: u16,
@@ -32,7 +32,7 @@ enum Place {
     Pinned,
     #[dlpack(metal, id = 0)]
     Mps,
-    #[dlpack(cuda, id_with = ordinal)]
+    #[dlpack(cuda, id_with = ordinal, export_only)] // an id cannot make a context
     Handle(CudaContext),
     #[dlpack(cuda, export_only)]
     Graph {

@@ -48,6 +48,11 @@ fn main() -> Result<(), Error> {
     assert_eq!(MyDevice::from_dlpack_device(Device::rocm(1))?, MyDevice(Device::rocm(1)));
     let e = Either::<Cpu, CudaDevice>::from_dlpack_device(Device::CPU)?;
     assert_eq!(e, Either::Left(Cpu));
+    // `from_dlpack` names a generic derived type alone, as source and as target.
+    let e = dlpack_core::from_dlpack::<Either<Cpu, CudaDevice>>(&Cpu)?;
+    assert_eq!(e, Either::Left(Cpu));
+    let right = Either::<Cpu, CudaDevice>::Right(CudaDevice { index: 2 });
+    assert_eq!(dlpack_core::from_dlpack::<Device>(&right)?, Device::cuda(2));
     assert!(Either::<Cpu, CudaDevice>::from_dlpack_device(Device::cuda(0)).is_err());
     assert_eq!(Either::<Cpu, CudaDevice>::Right(CudaDevice { index: 1 }).dlpack_device()?, Device::cuda(1));
     // `webgpu` prints without an id at 0, but it is an accelerator: a lone integer field is

@@ -10,8 +10,8 @@ use pyo3::types::PyDict;
 use super::*;
 use crate::cuda::CudaError;
 use crate::error::Error;
-use crate::python::{from_dlpack, versioned_capsule};
-use crate::tensor::TensorParts;
+use crate::python::{DlpackRequest, Export, from_dlpack, versioned_capsule};
+use crate::tensor::{TensorOwner, TensorParts};
 use crate::{DataType, cuda::try_cuda_devices};
 
 fn with_python(test: impl FnOnce(Python<'_>) -> PyResult<()>) {
@@ -82,17 +82,20 @@ fn the_producer_reads_every_stream_value_the_standard_defines() {
                 (Export::Share, expected)
             );
         }
-        // `new` refuses 0 for every device; a request whose field is set by hand is refused
-        // by the CUDA reading of it, with the same kind of exception.
-        let err = request(py, Some(0), None, None).unwrap_err();
+        // 0 is ROCm's default stream, which `new` takes; the CUDA reading refuses it, for
+        // device memory, managed and pinned memory alike.
+        let zero = request(py, Some(0), None, None)?;
+        for device in [gpu, Device::CUDA_MANAGED] {
+            let err = zero.cuda_plan(device, false).unwrap_err();
+            assert!(err.is_instance_of::<PyValueError>(py), "{err}");
+            assert!(err.to_string().contains("0 is ambiguous"), "{err}");
+        }
+        let err = zero.plan(Device::CUDA_HOST, false, |_| true).unwrap_err();
         assert!(err.is_instance_of::<PyValueError>(py), "{err}");
-        let mut zero = DlpackRequest::LEGACY;
-        zero.stream = Some(0);
-        let err = zero.cuda_plan(gpu, false).unwrap_err();
-        assert!(err.is_instance_of::<PyValueError>(py), "{err}");
-        assert!(err.to_string().contains("0 is ambiguous"), "{err}");
-        zero.stream = Some(-5);
-        let err = zero.cuda_stream().unwrap_err();
+        // A request whose field is set by hand is refused the same way.
+        let mut negative = DlpackRequest::LEGACY;
+        negative.stream = Some(-5);
+        let err = negative.cuda_stream().unwrap_err();
         assert!(err.is_instance_of::<PyValueError>(py), "{err}");
         Ok(())
     });
@@ -197,10 +200,30 @@ fn kwargs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Devices a described tensor may claim here: with a driver the source's device is made
+/// current around `__dlpack__`, so it must exist.
+fn claimable(devices: &[Device]) -> Vec<Device> {
+    let count = try_cuda_devices().map_or(usize::MAX, |devices| devices.len());
+    devices
+        .iter()
+        .copied()
+        .filter(|device| {
+            device.device_type != DLDeviceType::CUDA
+                || usize::try_from(device.device_id).is_ok_and(|id| id < count)
+        })
+        .collect()
+}
+
+/// Whether there is no driver: tests that would copy from a made-up device address run only
+/// then (with a driver, the copy would reach the device).
+fn no_driver() -> bool {
+    try_cuda_devices() == Err(Error::Cuda(CudaError::NoDriver))
+}
+
 #[test]
 fn the_consumer_names_the_legacy_default_stream_for_cuda_tensors() {
     with_python(|py| {
-        for gpu in [Device::cuda(0), Device::cuda(3)] {
+        for gpu in claimable(&[Device::cuda(0), Device::cuda(3)]) {
             // Where the tensor is comes from `__dlpack_device__`…
             let producer = recording_producer(py, gpu, described(gpu)?)?;
             let imported = from_dlpack(&producer, None, None)?;
@@ -209,7 +232,7 @@ fn the_consumer_names_the_legacy_default_stream_for_cuda_tensors() {
                 calls(&producer)?,
                 [kwargs(&[("max_version", "(1, 3)"), ("stream", "1")])]
             );
-            // …or from `device=`.
+            // …and `device=` on the same device is passed on.
             let producer = recording_producer(py, gpu, described(gpu)?)?;
             let imported = from_dlpack(&producer, Some(gpu), None)?;
             assert_eq!(imported.device(), gpu);
@@ -229,34 +252,76 @@ fn the_consumer_names_the_legacy_default_stream_for_cuda_tensors() {
 }
 
 #[test]
-fn no_stream_is_named_for_tensors_elsewhere() {
+fn the_stream_follows_the_source_not_the_target() {
     with_python(|py| {
-        // Host tensors, asked for exactly as without feature `cuda`.
+        // A CPU producer asked for a GPU is sent no stream (NumPy, PyTorch and our own
+        // producer refuse one on the CPU) and no `dl_device`: it is imported on the CPU and
+        // copied here, which needs the driver.
+        let host = ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?;
+        let producer = recording_producer(py, Device::CPU, host)?;
+        match from_dlpack(&producer, Some(Device::cuda(0)), None) {
+            Ok(copy) => {
+                assert_eq!(copy.device(), Device::cuda(0));
+                assert!(copy.flags().contains(Flags::IS_COPIED));
+            }
+            Err(err) => {
+                assert!(no_driver(), "{err}");
+                assert!(err.is_instance_of::<PyRuntimeError>(py), "{err}");
+                assert!(err.to_string().contains("no CUDA driver found"), "{err}");
+            }
+        }
+        assert_eq!(calls(&producer)?, [kwargs(&[("max_version", "(1, 3)")])]);
+        // A CUDA tensor asked for on the CPU: its producer is sent the legacy stream of the
+        // tensor's device and no `dl_device`; the copy to the host is made here.
+        if no_driver() {
+            let gpu = Device::cuda(0);
+            let producer = recording_producer(py, gpu, described(gpu)?)?;
+            let err = from_dlpack(&producer, Some(Device::CPU), None).unwrap_err();
+            assert!(err.to_string().contains("no CUDA driver found"), "{err}");
+            assert_eq!(
+                calls(&producer)?,
+                [kwargs(&[("max_version", "(1, 3)"), ("stream", "1")])]
+            );
+            // copy=False across devices is refused before the producer is asked.
+            let producer = recording_producer(py, gpu, described(gpu)?)?;
+            let err = from_dlpack(&producer, Some(Device::CPU), Some(false)).unwrap_err();
+            assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
+            assert!(calls(&producer)?.is_empty());
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn managed_and_pinned_memory_are_asked_for_on_a_stream() {
+    with_python(|py| {
+        // Host tensors are asked for exactly as without feature `cuda`.
         let host = ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?;
         let producer = recording_producer(py, Device::CPU, host)?;
         let imported = from_dlpack(&producer, None, None)?;
         assert_eq!(imported.view()?.as_slice::<f32>()?, [1.0, 2.0]);
         assert_eq!(calls(&producer)?, [kwargs(&[("max_version", "(1, 3)")])]);
-        // Managed and pinned memory: no stream, as PyTorch does it (`None` is the legacy
-        // default stream to their producers).
+        // Managed and pinned memory is written by the GPU on a stream too: the producer is
+        // asked to order its work before the legacy default stream, which the host then waits
+        // for before it reads (nothing to wait for without a driver).
         for device in [Device::CUDA_MANAGED, Device::CUDA_HOST] {
             let producer = recording_producer(py, device, described(device)?)?;
-            from_dlpack(&producer, None, None)?;
-            assert_eq!(calls(&producer)?, [kwargs(&[("max_version", "(1, 3)")])]);
+            assert_eq!(from_dlpack(&producer, None, None)?.device(), device);
+            assert_eq!(
+                calls(&producer)?,
+                [kwargs(&[("max_version", "(1, 3)"), ("stream", "1")])]
+            );
+            // Asked for on the CPU, which reads it in place: no `dl_device`, no copy.
+            let producer = recording_producer(py, device, described(device)?)?;
+            assert_eq!(
+                from_dlpack(&producer, Some(Device::CPU), None)?.device(),
+                device
+            );
+            assert_eq!(
+                calls(&producer)?,
+                [kwargs(&[("max_version", "(1, 3)"), ("stream", "1")])]
+            );
         }
-        // A CUDA tensor asked for on the CPU: the consumer's device decides, and it has no
-        // streams. (The producer here ignores `dl_device`, which the consumer then refuses.)
-        let gpu = Device::cuda(0);
-        let producer = recording_producer(py, gpu, described(gpu)?)?;
-        let err = from_dlpack(&producer, Some(Device::CPU), None).unwrap_err();
-        assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
-        assert_eq!(
-            calls(&producer)?,
-            [kwargs(&[
-                ("dl_device", "(1, 0)"),
-                ("max_version", "(1, 3)")
-            ])]
-        );
         Ok(())
     });
 }
@@ -301,15 +366,15 @@ fn an_unreadable_dlpack_device_names_no_stream() {
             assert_eq!(from_dlpack(&producer, None, None)?.device(), gpu);
             assert_eq!(calls(&producer)?, [kwargs(&[("max_version", "(1, 3)")])]);
         }
-        // Given `device=`, the consumer does not ask the producer where the tensor is.
+        // Given `device=`, the producer is asked for it, still without a stream: where its
+        // work is queued is unknown.
         let producer = class.call1((versioned_capsule(py, described(gpu)?)?, py.None()))?;
         from_dlpack(&producer, Some(gpu), None)?;
         assert_eq!(
             calls(&producer)?,
             [kwargs(&[
                 ("dl_device", "(2, 0)"),
-                ("max_version", "(1, 3)"),
-                ("stream", "1")
+                ("max_version", "(1, 3)")
             ])]
         );
         Ok(())
@@ -319,7 +384,7 @@ fn an_unreadable_dlpack_device_names_no_stream() {
 #[test]
 fn a_consumer_copy_of_cuda_memory_needs_the_driver() {
     // Only where there is no driver: with one, the made-up address would reach a real copy.
-    if try_cuda_devices() != Err(Error::Cuda(CudaError::NoDriver)) {
+    if !no_driver() {
         return;
     }
     with_python(|py| {

@@ -2,7 +2,7 @@
 //! library's stream, and the few operations `dlpack_demo` has, queued on that stream.
 
 use dlpack_core::ManagedTensor;
-use dlpack_core::cuda::{StreamArg, sync_for_consumer};
+use dlpack_core::cuda::{StreamArg, sync_for_consumer, sync_for_host};
 use dlpack_core::ffi::DLDeviceType;
 use dlpack_core::python::{DlpackRequest, from_dlpack, from_dlpack_on_stream, read_tensor_device};
 use dlpack_core::tensor::Flags;
@@ -65,6 +65,16 @@ impl Tensor {
         // freed on this stream).
         unsafe { cuda::copy(&stream, copy.first_address(), self.first_address(), len) }?;
         Ok(copy)
+    }
+
+    /// Waits, for a tensor in pinned or managed memory, until the GPU work on it is done, before
+    /// the host reads or writes it in place (`tolist()`, `fill()`, a host copy): on the legacy
+    /// default stream, where producers were asked to order their work, or the whole device
+    /// where managed memory has no concurrent access (a host access there faults while the
+    /// device runs anything). The interpreter is released while it waits.
+    pub(super) fn before_host_access(&self, py: Python<'_>) -> PyResult<()> {
+        let device = self.shared.device.dl_device();
+        Ok(py.detach(|| sync_for_host(device, None))?)
     }
 
     /// The device address of the first element.

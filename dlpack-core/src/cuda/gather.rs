@@ -1,0 +1,216 @@
+//! Gathering a tensor with any strides into compact memory: the copies of its [`Plan`], queued
+//! on a stream for the driver, or made by the CPU between host memories.
+
+use cudarc::driver::{CudaStream, sys};
+
+use super::driver::attribute;
+use super::order::raw_stream;
+use super::plan::Plan;
+use super::raw::{Cuda, Driver, Dst, RawStream, Rect, Src, copy_on_host};
+use super::view::check_address;
+use crate::device::Device;
+use crate::error::Error;
+use crate::ffi::DLDeviceType;
+use crate::tensor::{Flags, TensorView};
+
+/// The size in bytes of the compact copy of `view`.
+pub(crate) fn compact_len(view: &TensorView<'_>) -> usize {
+    if view.is_contiguous() {
+        // Compact (packed sub-byte types included): the elements are exactly the byte range.
+        view.byte_range().len()
+    } else {
+        // Validation bounds `len * itemsize` by the extent, which fits in `isize`.
+        view.len() * view.dtype().itemsize()
+    }
+}
+
+/// The flags of a copy: `IS_COPIED`, and the source's sub-byte padding (the bytes are the
+/// same).
+pub(crate) fn copy_flags(view: &TensorView<'_>) -> Flags {
+    Flags::IS_COPIED | view.flags().intersection(Flags::IS_SUBBYTE_TYPE_PADDED)
+}
+
+/// The copies that gather `view` into compact memory, and the offset of the byte they start
+/// from. A compact tensor (packed sub-byte types included) is its byte range, in one run.
+fn plan(view: &TensorView<'_>, max_pitch: usize) -> (Plan, isize) {
+    if view.is_contiguous() {
+        let range = view.byte_range();
+        let len = i64::try_from(range.len()).unwrap_or(i64::MAX);
+        return (Plan::new(&[len], &[1], 1, max_pitch), range.start);
+    }
+    let plan = Plan::new(
+        view.shape(),
+        view.strides(),
+        view.dtype().itemsize(),
+        max_pitch,
+    );
+    // `byte_offset <= isize::MAX` (validated with the view).
+    (plan, view.byte_offset() as isize)
+}
+
+/// Queues on `stream` (whose context is current) the copies of `view`'s elements into compact
+/// memory at `dst`, which holds [`compact_len`] bytes.
+pub(crate) fn queue(view: &TensorView<'_>, dst: Dst, stream: &CudaStream) -> Result<(), Error> {
+    if view.is_empty() {
+        return Ok(());
+    }
+    check_address(view)?;
+    let src = match view.device().device_type {
+        DLDeviceType::CPU | DLDeviceType::CUDA_HOST => Src::Host(view.data_ptr().cast()),
+        _ => Src::Device(view.data_ptr().addr() as u64),
+    };
+    let max_pitch = attribute(
+        stream.context(),
+        sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_PITCH,
+    )?;
+    let (plan, start) = plan(view, usize::try_from(max_pitch).unwrap_or(0));
+    // SAFETY: the plan reads only the elements of the validated view, which its producer keeps
+    // alive while the view lives (and the caller waits for the copies before it drops the
+    // view, or keeps the source alive until they are done), and writes the `compact_len` bytes
+    // at `dst`, memory the caller owns; a source handle of the same memory cannot overlap a
+    // fresh destination.
+    unsafe { run(&Cuda, &plan, src.offset(start), dst, raw_stream(stream)) }
+}
+
+/// Queues the copies of `plan` on `stream`: from the block starts relative to `first`, into
+/// compact memory at `dst`.
+///
+/// # Safety
+///
+/// As for [`Driver::copy`], for every block of the plan.
+pub(crate) unsafe fn run<D: Driver>(
+    driver: &D,
+    plan: &Plan,
+    first: Src,
+    dst: Dst,
+    stream: RawStream,
+) -> Result<(), Error> {
+    let block = plan.block();
+    for (src, at) in plan.starts() {
+        let rect = Rect {
+            src: first.offset(src),
+            dst: dst.offset(at),
+            block,
+        };
+        // SAFETY: this function's contract.
+        unsafe { driver.copy(&rect, stream) }?;
+    }
+    Ok(())
+}
+
+impl Src {
+    fn offset(self, bytes: isize) -> Self {
+        match self {
+            Self::Host(host) => Self::Host(host.wrapping_offset(bytes)),
+            Self::Device(device) => Self::Device(device.wrapping_add_signed(bytes as i64)),
+        }
+    }
+}
+
+impl Dst {
+    fn offset(self, bytes: usize) -> Self {
+        match self {
+            Self::Host(host) => Self::Host(host.wrapping_add(bytes)),
+            Self::Device(device) => Self::Device(device.wrapping_add(bytes as u64)),
+        }
+    }
+}
+
+/// Gathers the elements of a host-readable `view` into the compact bytes at `dst`, with the
+/// CPU.
+pub(crate) fn gather_on_host(view: &TensorView<'_>, dst: *mut u8) -> Result<(), Error> {
+    if view.is_empty() {
+        return Ok(());
+    }
+    if !Device::CPU.can_access(view.device()) {
+        return Err(crate::tensor::TensorError::NotHostAccessible {
+            device: view.device(),
+        }
+        .into());
+    }
+    check_address(view)?;
+    let (plan, start) = plan(view, usize::MAX);
+    let first = view.data_ptr().cast::<u8>().wrapping_offset(start);
+    let block = plan.block();
+    for (src, at) in plan.starts() {
+        // SAFETY: the view is host-readable (checked above) and its elements lie in the
+        // validated byte range, which its constructor's contract makes readable and unwritten
+        // while the view lives (pinned memory after `sync_for_host`); the plan reads only
+        // elements and writes the `compact_len` bytes at `dst`, a fresh buffer of the caller's.
+        unsafe { copy_on_host(first.wrapping_offset(src), dst.wrapping_add(at), block) };
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda::fake::{Call, Fake};
+    use crate::cuda::plan::Block;
+
+    #[test]
+    fn a_plan_runs_as_one_driver_copy_per_block() {
+        // Column 1 of a 3 x 4 matrix of u16, and its transpose.
+        let matrix: Vec<u16> = (0..12).collect();
+        let fake = Fake::default();
+        let plan = Plan::new(&[3], &[4], 2, usize::MAX);
+        let mut column = [0_u16; 3];
+        let first = matrix.as_ptr().cast::<u8>().wrapping_add(2);
+        // SAFETY: the plan reads elements 1, 5 and 9 of `matrix` and writes `column`.
+        unsafe {
+            run(
+                &fake,
+                &plan,
+                Src::Host(first),
+                Dst::Host(column.as_mut_ptr().cast()),
+                7,
+            )
+        }
+        .unwrap();
+        assert_eq!(column, [1, 5, 9]);
+        assert_eq!(
+            fake.calls(),
+            [Call::Copy {
+                stream: 7,
+                block: Block {
+                    width: 2,
+                    height: 3,
+                    depth: 1,
+                    src_pitch: 8,
+                    src_slice: 24
+                }
+            }]
+        );
+        let fake = Fake::default();
+        let plan = Plan::new(&[4, 3], &[1, 4], 2, usize::MAX);
+        let mut transposed = [0_u16; 12];
+        // SAFETY: the plan reads the 12 elements of `matrix` and writes `transposed`.
+        unsafe {
+            run(
+                &fake,
+                &plan,
+                Src::Host(matrix.as_ptr().cast()),
+                Dst::Host(transposed.as_mut_ptr().cast()),
+                7,
+            )
+        }
+        .unwrap();
+        assert_eq!(transposed, [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]);
+        assert_eq!(fake.calls().len(), 4);
+        // A failing copy stops the plan with the driver's error.
+        let fake = Fake::default();
+        fake.fail("copy");
+        // SAFETY: as above.
+        let failed = unsafe {
+            run(
+                &fake,
+                &plan,
+                Src::Host(matrix.as_ptr().cast()),
+                Dst::Host(transposed.as_mut_ptr().cast()),
+                7,
+            )
+        };
+        assert!(failed.is_err());
+        assert_eq!(fake.calls().len(), 1);
+    }
+}

@@ -1,0 +1,90 @@
+//! The tensor import path: [`from_dlpack`], for a consumer in Rust of any Python tensor.
+//!
+//! An import asks the producer for its tensor and checks what came back (`ask.rs`), copying
+//! on the host where the consumer asked for a copy the producer did not make (`host_copy.rs`).
+//! With feature `cuda`, `python/cuda.rs` wraps the same two steps with the stream rule of
+//! `__dlpack__`, and [`from_dlpack`] goes through it.
+
+mod ask;
+mod host_copy;
+#[cfg(test)]
+mod tests;
+
+use pyo3::prelude::*;
+
+pub(crate) use ask::{settle, take_tensor};
+
+use crate::device::Device;
+use crate::tensor::ManagedTensor;
+
+/// `from_dlpack(obj, device=None, copy=None)` of the array API standard, for a consumer in
+/// Rust: the tensor `obj` holds, imported without a copy unless one is asked for or needed.
+///
+/// - A capsule is consumed as it is ([`capsule_tensor`](crate::python::capsule_tensor)).
+/// - Otherwise `obj.__dlpack__(max_version=(1, 3), dl_device=…, copy=…)` is called (1.3 is
+///   [`DLPackVersion::CURRENT`](crate::ffi::DLPackVersion::CURRENT); the last two only when
+///   given, so that producers from before they existed still work), and on a `TypeError` the
+///   legacy `obj.__dlpack__()`, as the standard and NumPy do.
+/// - `device`: the tensor must end up there; a producer that ignored the request is a
+///   `BufferError`.
+/// - `copy=True`: the result never shares memory with `obj`. When the producer did not copy
+///   (a legacy producer cannot be asked to), the tensor is copied here into host memory (with
+///   feature `cuda`, a tensor in CUDA memory is copied on its device).
+/// - `copy=False`: a producer that copied anyway is a `BufferError`.
+///
+/// `stream`: without feature `cuda` it is left out of the call, and the tensor is read on the
+/// host, where there are no streams. With feature `cuda`, a tensor in CUDA memory (what
+/// `obj.__dlpack_device__()` says is `cuda:n`, `cuda_managed` or `cuda_host`) is asked for with
+/// `stream=1`, the legacy default stream, as PyTorch asks for it, with its device current
+/// during the call; when `device=` names another device, the tensor is imported where it is and
+/// copied here. Use `from_dlpack_on_stream` to name another stream (see the module
+/// documentation, "CUDA tensors and streams"). CPU tensors are asked for without a stream.
+///
+/// ```
+/// use dlpack_core::python::{from_dlpack, versioned_capsule};
+/// use dlpack_core::{Device, ManagedTensor};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     // A producer written in Python, which records what it was asked for.
+///     let globals = pyo3::types::PyDict::new(py);
+///     py.run(
+///         c"class Producer:\n    def __init__(self, capsule): self.capsule = capsule\n    def __dlpack_device__(self): return (1, 0)\n    def __dlpack__(self, **kwargs):\n        self.kwargs = kwargs\n        return self.capsule",
+///         Some(&globals),
+///         None,
+///     )?;
+///     let tensor = ManagedTensor::from_vec(vec![1_i16, 2, 3], &[3])?;
+///     let producer = globals.get_item("Producer")?.unwrap().call1((versioned_capsule(py, tensor)?,))?;
+///
+///     let imported = from_dlpack(&producer, Some(Device::CPU), None)?;
+///     assert_eq!(imported.view()?.as_slice::<i16>()?, [1, 2, 3]);
+///     // DLPack 1.3 was asked for on the CPU, where there is no stream to name.
+///     let asked: Vec<String> = producer.getattr("kwargs")?.call_method0("keys")?.try_iter()?
+///         .map(|key| key?.extract()).collect::<PyResult<_>>()?;
+///     assert_eq!(asked, ["max_version", "dl_device"]);
+///     let version: (u32, u32) = producer.getattr("kwargs")?.get_item("max_version")?.extract()?;
+///     assert_eq!(version, (1, 3));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn from_dlpack(
+    obj: &Bound<'_, PyAny>,
+    device: Option<Device>,
+    copy: Option<bool>,
+) -> PyResult<ManagedTensor> {
+    #[cfg(feature = "cuda")]
+    {
+        crate::python::cuda::import(obj, device, copy, None)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let imported = take_tensor(obj, device, copy, None)?;
+        // Without a CUDA backend, memory the host cannot read cannot be copied either: the
+        // host copy refuses it with a `BufferError`.
+        settle(imported, device, copy, |tensor, _| {
+            host_copy::copy(&tensor.view().map_err(crate::python::error::buffer_error)?)
+        })
+    }
+}

@@ -1,0 +1,74 @@
+//! [`from_dlpack`](super::from_dlpack) against producers written in Python.
+
+use std::ffi::CString;
+
+use pyo3::exceptions::{PyBufferError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::from_dlpack;
+use crate::python::{legacy_capsule, versioned_capsule};
+use crate::tensor::{Flags, ManagedTensor};
+use crate::{DataType, Device};
+
+fn with_python(test: impl FnOnce(Python<'_>) -> PyResult<()>) {
+    Python::initialize();
+    Python::attach(test).unwrap();
+}
+
+/// Runs `code` and returns the global it binds to `name`.
+fn eval<'py>(py: Python<'py>, code: &str, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    let globals = PyDict::new(py);
+    py.run(&CString::new(code).unwrap(), Some(&globals), None)?;
+    Ok(globals.get_item(name)?.unwrap())
+}
+
+#[test]
+fn from_dlpack_falls_back_to_the_legacy_call() {
+    with_python(|py| {
+        let class = eval(
+            py,
+            "class Legacy:\n    def __init__(self, capsule): self.capsule, self.calls = capsule, 0\n    def __dlpack__(self):\n        self.calls += 1\n        return self.capsule\n",
+            "Legacy",
+        )?;
+        let tensor = ManagedTensor::from_vec(vec![1.5_f32, 2.5], &[2])?.into_legacy()?;
+        let producer = class.call1((legacy_capsule(py, tensor)?,))?;
+        let imported = from_dlpack(&producer, None, None)?;
+        assert_eq!(imported.view()?.as_slice::<f32>()?, [1.5, 2.5]);
+        assert_eq!(imported.view()?.dtype(), DataType::F32);
+        assert_eq!(producer.getattr("calls")?.extract::<u32>()?, 1);
+        Ok(())
+    });
+}
+
+#[test]
+fn from_dlpack_copies_when_the_producer_did_not() {
+    with_python(|py| {
+        let original = ManagedTensor::from_vec(vec![7_u16, 8, 9], &[3])?;
+        let data = original.view()?.data_ptr();
+        let capsule = versioned_capsule(py, original)?;
+        let copy = from_dlpack(&capsule, Some(Device::CPU), Some(true))?;
+        assert!(copy.flags().contains(Flags::IS_COPIED));
+        assert_ne!(copy.view()?.data_ptr(), data);
+        assert_eq!(copy.view()?.as_slice::<u16>()?, [7, 8, 9]);
+        Ok(())
+    });
+}
+
+#[test]
+fn from_dlpack_checks_what_it_is_given() {
+    with_python(|py| {
+        let err = from_dlpack(&3_i32.into_pyobject(py)?.into_any(), None, None).unwrap_err();
+        assert!(err.to_string().contains("expected a tensor"), "{err}");
+        let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![1_u8], &[1])?)?;
+        let err = from_dlpack(&capsule, Some(Device::cuda(0)), None).unwrap_err();
+        assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
+        assert!(
+            err.to_string().contains("not on the requested cuda:0"),
+            "{err}"
+        );
+        let err = from_dlpack(&capsule, None, None).unwrap_err();
+        assert!(err.is_instance_of::<PyValueError>(py), "{err}");
+        Ok(())
+    });
+}

@@ -1,0 +1,144 @@
+//! The option keys of `#[dlpack(...)]`, as serde_derive's `Symbol` constants: each key is
+//! spelt once, here, and the parser, the checks and the messages name it through [`Sym`].
+
+use std::fmt;
+
+use crate::kind::Kind;
+
+/// One option key.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Sym {
+    Crate,
+    Code,
+    Bits,
+    Lanes,
+    Element,
+    Id,
+    IdWith,
+    DeviceWith,
+    ImportWith,
+    Default,
+    ExportOnly,
+    Skip,
+    Delegate,
+}
+
+/// What follows a key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// Nothing: `skip`.
+    Flag,
+    /// `= path`.
+    Path,
+    /// `= Type`.
+    Type,
+    /// `= "path"` or `= path`: `crate`.
+    CratePath,
+    /// `= value` on an item, or nothing on a field, whose role it marks: `code`, `id`.
+    ValueOrRole,
+}
+
+/// Where an option may be written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// The type only: `crate`.
+    Type,
+    /// A variant or a struct: what the item maps to, and how it comes back.
+    Item,
+    /// A variant only: `skip`.
+    Variant,
+    /// A field only: `delegate`.
+    Field,
+    /// A variant, a struct or the field the function reads: `id_with`, `device_with`.
+    ItemOrField,
+    /// A value on an item, a role (no value) on a field.
+    ValueOrRole,
+}
+
+impl Sym {
+    const ALL: [Sym; 13] = [
+        Sym::Crate,
+        Sym::Code,
+        Sym::Bits,
+        Sym::Lanes,
+        Sym::Element,
+        Sym::Id,
+        Sym::IdWith,
+        Sym::DeviceWith,
+        Sym::ImportWith,
+        Sym::Default,
+        Sym::ExportOnly,
+        Sym::Skip,
+        Sym::Delegate,
+    ];
+
+    /// The key as written.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Sym::Crate => "crate",
+            Sym::Code => "code",
+            Sym::Bits => "bits",
+            Sym::Lanes => "lanes",
+            Sym::Element => "element",
+            Sym::Id => "id",
+            Sym::IdWith => "id_with",
+            Sym::DeviceWith => "device_with",
+            Sym::ImportWith => "import_with",
+            Sym::Default => "default",
+            Sym::ExportOnly => "export_only",
+            Sym::Skip => "skip",
+            Sym::Delegate => "delegate",
+        }
+    }
+
+    /// The key spelt `name`, if any.
+    pub(crate) fn from_name(name: &str) -> Option<Sym> {
+        Sym::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The derive the key belongs to, or `None` for keys both take.
+    pub(crate) fn kind(self) -> Option<Kind> {
+        match self {
+            Sym::Code | Sym::Bits | Sym::Lanes | Sym::Element => Some(Kind::DataType),
+            Sym::Id | Sym::IdWith | Sym::DeviceWith => Some(Kind::Device),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn form(self) -> Form {
+        match self {
+            Sym::Crate => Form::CratePath,
+            Sym::Code | Sym::Bits | Sym::Lanes | Sym::Id => Form::ValueOrRole,
+            Sym::Element => Form::Type,
+            Sym::IdWith | Sym::DeviceWith | Sym::ImportWith => Form::Path,
+            Sym::Default | Sym::ExportOnly | Sym::Skip | Sym::Delegate => Form::Flag,
+        }
+    }
+
+    pub(crate) fn place(self) -> Place {
+        match self {
+            Sym::Crate => Place::Type,
+            Sym::Code | Sym::Bits | Sym::Lanes | Sym::Id => Place::ValueOrRole,
+            Sym::Element | Sym::ImportWith | Sym::Default | Sym::ExportOnly => Place::Item,
+            Sym::IdWith | Sym::DeviceWith => Place::ItemOrField,
+            Sym::Skip => Place::Variant,
+            Sym::Delegate => Place::Field,
+        }
+    }
+
+    /// What a field marked with this role holds, for messages.
+    pub(crate) fn role_noun(self) -> &'static str {
+        match self {
+            Sym::Code => "data type code",
+            Sym::Bits => "bit width",
+            Sym::Lanes => "lane count",
+            _ => "device id",
+        }
+    }
+}
+
+impl fmt::Display for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
