@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Builds the `dlpack_demo` extension (examples/python) and runs the pytest suite (tests/python)
-# against numpy, PaddlePaddle and TVM FFI from PyPI.
+# against numpy, PaddlePaddle, TVM FFI, JAX, ml_dtypes and array-api-strict from PyPI.
 #
-#   scripts/python-tests.sh [pytest arguments...]
-#   scripts/python-tests.sh --install-only   (create the venv and install the peers, then stop:
+#   scripts/python-tests.sh [--with-torch] [pytest arguments...]
+#   scripts/python-tests.sh [--with-torch] --install-only
+#                                            (create the venv and install the peers, then stop:
 #                                             CI uses it for the DLPack 1.3 header in tvm-ffi)
+#
+# --with-torch also installs PyTorch, whose PyPI wheel is the CUDA build (about 6 GB with its
+# nvidia dependencies; it imports and works on a machine without a GPU), so that
+# tests/python/test_torch.py runs; without it, that file is skipped with the reason. Once
+# installed, PyTorch stays in the venv for later runs.
 #
 # Environment:
 #   PYTHON                the interpreter to build the venv with (default: python3, 3.9 or newer)
@@ -13,9 +19,20 @@
 #                         tensors, which builds and passes on machines without a GPU too: the
 #                         tests of tests/python/test_cuda.py that need one skip with the reason)
 #
-# The first run downloads the peers (PaddlePaddle's CPU wheel is ~195 MB); later runs reuse the
-# venv and only rebuild the extension. Exits non-zero if any step fails.
+# The first run downloads the peers (PaddlePaddle's CPU wheel is ~195 MB, jaxlib's ~80 MB);
+# later runs reuse the venv and only rebuild the extension. Exits non-zero if any step fails.
 set -euo pipefail
+
+with_torch=0
+install_only=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --with-torch) with_torch=1 ;;
+    --install-only) install_only=1 ;;
+    *) break ;;
+  esac
+  shift
+done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -27,10 +44,17 @@ peers=(
   "numpy>=2.1,<3"
   "paddlepaddle==3.3.1"
   "apache-tvm-ffi==0.1.15.post2"
+  "jax==0.10.2"
+  "jaxlib==0.10.2"
+  "ml-dtypes==0.6.0"
+  "array-api-strict==2.6.1"
   "maturin>=1.9.4,<2"
   "pytest>=8"
   "hypothesis>=6"
 )
+if [[ $with_torch == 1 ]]; then
+  peers+=("torch==2.15.0")
+fi
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -49,17 +73,22 @@ export PATH="$venv/bin:$PATH"
 step "installing the peers: ${peers[*]}"
 python -m pip install --quiet --disable-pip-version-check "${peers[@]}"
 # What the later steps load, checked by importing or running it: pip's list is not proof.
-python - <<'PY'
-import importlib.metadata as md, importlib, shutil, sys
-for module, dist in [("numpy", "numpy"), ("paddle", "paddlepaddle"), ("tvm_ffi", "apache-tvm-ffi"),
-                     ("pytest", "pytest"), ("hypothesis", "hypothesis")]:
+WITH_TORCH=$with_torch python - <<'PY'
+import importlib.metadata as md, importlib, os, shutil, sys
+modules = [("numpy", "numpy"), ("paddle", "paddlepaddle"), ("tvm_ffi", "apache-tvm-ffi"),
+           ("jax", "jax"), ("jaxlib", "jaxlib"), ("ml_dtypes", "ml-dtypes"),
+           ("array_api_strict", "array-api-strict"), ("pytest", "pytest"),
+           ("hypothesis", "hypothesis")]
+if os.environ["WITH_TORCH"] == "1":
+    modules.append(("torch", "torch"))
+for module, dist in modules:
     importlib.import_module(module)
     print(f"  {dist:16} {md.version(dist)} (imports)")
 if shutil.which("maturin") is None:
     sys.exit("maturin is not on the venv's PATH")
 print(f"  {'maturin':16} {md.version('maturin')} ({shutil.which('maturin')})")
 PY
-if [[ "${1:-}" == --install-only ]]; then
+if [[ $install_only == 1 ]]; then
   exit 0
 fi
 

@@ -154,7 +154,7 @@ impl<T: Element> CudaBuffer<T> {
     /// ```
     #[must_use]
     pub fn read_only(mut self) -> Self {
-        self.flags.insert(Flags::READ_ONLY);
+        self.flags |= Flags::READ_ONLY;
         self
     }
 

@@ -27,7 +27,7 @@ pub(crate) fn compact_len(view: &TensorView<'_>) -> usize {
 /// The flags of a copy: `IS_COPIED`, and the source's sub-byte padding (the bytes are the
 /// same).
 pub(crate) fn copy_flags(view: &TensorView<'_>) -> Flags {
-    Flags::IS_COPIED | view.flags().intersection(Flags::IS_SUBBYTE_TYPE_PADDED)
+    Flags::IS_COPIED | (view.flags() & Flags::IS_SUBBYTE_TYPE_PADDED)
 }
 
 /// The copies that gather `view` into compact memory, and the offset of the byte they start

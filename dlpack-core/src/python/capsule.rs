@@ -46,13 +46,14 @@ pub const VERSIONED: &CStr = c"dltensor_versioned";
 /// consumer from before DLPack 1.0 (no `max_version`).
 ///
 /// ```
-/// use dlpack_core::LegacyManagedTensor;
+/// use dlpack_core::ManagedTensor;
 /// use dlpack_core::python::{LEGACY, legacy_capsule};
 /// use pyo3::prelude::*;
 ///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
-///     let capsule = legacy_capsule(py, LegacyManagedTensor::from_vec(vec![1.0_f32], &[1])?)?;
+///     let legacy = ManagedTensor::from_vec(vec![1.0_f32], &[1])?.into_legacy()?;
+///     let capsule = legacy_capsule(py, legacy)?;
 ///     assert!(capsule.is_valid_checked(Some(LEGACY)));
 ///     Ok(())
 /// })?;
@@ -81,13 +82,14 @@ pub const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
 /// The name a consumer gives a legacy capsule it took the tensor out of.
 ///
 /// ```
-/// use dlpack_core::LegacyManagedTensor;
+/// use dlpack_core::ManagedTensor;
 /// use dlpack_core::python::{USED_LEGACY, capsule_tensor, legacy_capsule};
 /// use pyo3::prelude::*;
 ///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
-///     let capsule = legacy_capsule(py, LegacyManagedTensor::from_vec(vec![true, false], &[2])?)?;
+///     let legacy = ManagedTensor::from_vec(vec![true, false], &[2])?.into_legacy()?;
+///     let capsule = legacy_capsule(py, legacy)?;
 ///     let tensor = capsule_tensor(&capsule)?;
 ///     assert!(capsule.is_valid_checked(Some(USED_LEGACY)));
 ///     assert_eq!(tensor.view()?.as_slice::<bool>()?, [true, false]);

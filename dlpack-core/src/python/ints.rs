@@ -12,7 +12,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple, PyType};
 
+use crate::device::Device;
 use crate::error::Error;
+use crate::ffi::DLDeviceType;
 
 /// A Python value that should be a tuple of ints, and where it came from: a protocol
 /// method's return value or a keyword argument. [`ints`](Self::ints) checks it. Only borrows,
@@ -32,6 +34,8 @@ pub(crate) enum Origin<'a, 'py> {
     Returned(&'a Bound<'py, PyAny>, &'a Bound<'py, PyString>),
     /// The pair `(obj.dlpack_device_type(), obj.index)` of a TVM FFI `Device`.
     TvmFfiDevice(&'a Bound<'py, PyAny>),
+    /// A tuple given as a value; the text says what it stands for (`"device"`).
+    Given(&'static str),
 }
 
 /// What `obj.method()` returns. The method's own exception goes through unchanged, with a
@@ -129,6 +133,7 @@ impl<'a, 'py> Ints<'a, 'py> {
                     type_name(obj)
                 )
             }
+            Origin::Given(what) => format!("{what} {value}"),
         }
     }
 
@@ -163,6 +168,20 @@ impl<'a, 'py> Ints<'a, 'py> {
         }
         Ok(items)
     }
+}
+
+/// Checks a `(device_type, device_id)` pair: a known device type, an id in `0..=i32::MAX`.
+pub(crate) fn check_device_pair(pair: Ints<'_, '_>) -> PyResult<Device> {
+    let [device_type, device_id] = pair.ints(
+        "(device_type, device_id)",
+        [
+            ("device type", i32::MAX.into()),
+            ("device id", i32::MAX.into()),
+        ],
+    )?;
+    // Both were range-checked against `i32` just above.
+    Device::checked(DLDeviceType(device_type as i32), device_id as i32)
+        .map_err(|err| pair.invalid(&err))
 }
 
 /// `module.Class.method()`, for messages.

@@ -1,15 +1,17 @@
-//! Which of the three DLPack protocols (tensor, data type, device) a Python object speaks,
-//! decided from its class, and remembered per class.
+//! What a Python object is to DLPack, decided from its class and remembered per class: which
+//! of the three DLPack protocols (tensor, data type, device) it speaks, or else which kind of
+//! value of another library it is (`libraries.rs`).
 //!
 //! # The cache
 //!
 //! Looking a name up on a class that does not have it raises and clears an `AttributeError`
 //! inside CPython (for classes with a metaclass of their own, such as every pybind11 class,
 //! PaddlePaddle's dtypes among them, on every Python version), which costs more than the
-//! protocol call that follows. So the kind of a class is worked out once and remembered, for
-//! up to [`CACHED_CLASSES`] classes, which the cache keeps alive; classes past that are looked
-//! at each time, with the same result. TVM FFI dispatches the same way: it decides what to do
-//! with an argument once per class and keeps the decision for the life of the process.
+//! protocol call that follows; recognising another library's class walks its bases. So the
+//! kind of a class is worked out once and remembered, for up to [`CACHED_CLASSES`] classes,
+//! which the cache keeps alive; classes past that are looked at each time, with the same
+//! result. TVM FFI dispatches the same way: it decides what to do with an argument once per
+//! class and keeps the decision for the life of the process.
 //!
 //! A consequence: adding `__dlpack__`, `__dlpack_data_type__` or `__dlpack_device__` to a
 //! class (or removing one) after an object of that class was looked at is not seen. Define
@@ -22,6 +24,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyCapsule, PyType};
+
+use super::libraries::{Recognised, recognise};
 
 /// What a Python object is to DLPack, decided the way TVM FFI decides it: from the object's
 /// **class**, in this order.
@@ -91,10 +95,10 @@ pub enum ProtocolKind {
 /// # Ok::<(), PyErr>(())
 /// ```
 pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
-    if obj.is_instance_of::<PyCapsule>() {
-        return Ok(Some(ProtocolKind::Tensor));
-    }
-    class_kind(&obj.get_type())
+    Ok(match object_kind(obj)? {
+        ClassKind::Protocol(kind) => Some(kind),
+        ClassKind::Recognised(_) | ClassKind::Unknown => None,
+    })
 }
 
 /// How many classes the cache remembers (and keeps alive); `protocol_kind`'s documentation
@@ -121,9 +125,37 @@ static SLOTS: [Slot; CACHED_CLASSES] = [const {
 /// one's address. Writers fill slots while holding it.
 static KEPT: Mutex<Vec<Py<PyType>>> = Mutex::new(Vec::new());
 
-/// The kind of the objects of `class`, from the cache or looked up (and then remembered).
-/// A capsule's class is `None` here: capsules are tensors by name, not by class.
+/// What the objects of a class are: a protocol kind, a kind of object recognised by its class, or
+/// neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ClassKind {
+    /// The class has a protocol method.
+    Protocol(ProtocolKind),
+    /// The class has none, and is one `libraries.rs` recognises.
+    Recognised(Recognised),
+    /// Neither.
+    Unknown,
+}
+
+/// What `obj` is: a capsule is a tensor, anything else is what its class is.
+pub(crate) fn object_kind(obj: &Bound<'_, PyAny>) -> PyResult<ClassKind> {
+    if obj.is_instance_of::<PyCapsule>() {
+        return Ok(ClassKind::Protocol(ProtocolKind::Tensor));
+    }
+    class_info(&obj.get_type())
+}
+
+/// The protocol kind of the objects of `class`. A capsule's class is `None` here: capsules are
+/// tensors by name, not by class.
 pub(crate) fn class_kind(class: &Bound<'_, PyType>) -> PyResult<Option<ProtocolKind>> {
+    Ok(match class_info(class)? {
+        ClassKind::Protocol(kind) => Some(kind),
+        ClassKind::Recognised(_) | ClassKind::Unknown => None,
+    })
+}
+
+/// What the objects of `class` are, from the cache or looked up (and then remembered).
+fn class_info(class: &Bound<'_, PyType>) -> PyResult<ClassKind> {
     let address = class.as_ptr().addr();
     if let Some(kind) = cached(address) {
         return Ok(decode(kind));
@@ -161,35 +193,44 @@ fn cached(address: usize) -> Option<u8> {
     None
 }
 
-fn encode(kind: Option<ProtocolKind>) -> u8 {
+/// The first code of a recognised kind: 0 is `Unknown`, 1 to 3 the protocol kinds.
+const FIRST_RECOGNISED: u8 = 4;
+
+fn encode(kind: ClassKind) -> u8 {
     match kind {
-        None => 0,
-        Some(ProtocolKind::Tensor) => 1,
-        Some(ProtocolKind::DataTypeObject) => 2,
-        Some(ProtocolKind::DeviceObject) => 3,
+        ClassKind::Unknown => 0,
+        ClassKind::Protocol(ProtocolKind::Tensor) => 1,
+        ClassKind::Protocol(ProtocolKind::DataTypeObject) => 2,
+        ClassKind::Protocol(ProtocolKind::DeviceObject) => 3,
+        // `Recognised::ALL` lists the kinds in declaration order, and has far fewer than 252.
+        ClassKind::Recognised(recognised) => FIRST_RECOGNISED + recognised as u8,
     }
 }
 
-fn decode(kind: u8) -> Option<ProtocolKind> {
+fn decode(kind: u8) -> ClassKind {
     match kind {
-        1 => Some(ProtocolKind::Tensor),
-        2 => Some(ProtocolKind::DataTypeObject),
-        3 => Some(ProtocolKind::DeviceObject),
-        _ => None,
+        1 => ClassKind::Protocol(ProtocolKind::Tensor),
+        2 => ClassKind::Protocol(ProtocolKind::DataTypeObject),
+        3 => ClassKind::Protocol(ProtocolKind::DeviceObject),
+        _ => match Recognised::ALL.get(usize::from(kind.wrapping_sub(FIRST_RECOGNISED))) {
+            Some(&recognised) if kind >= FIRST_RECOGNISED => ClassKind::Recognised(recognised),
+            _ => ClassKind::Unknown,
+        },
     }
 }
 
-/// Looks the three protocol methods up on `class`, in the order [`ProtocolKind`] gives.
-fn look_up(class: &Bound<'_, PyType>) -> PyResult<Option<ProtocolKind>> {
+/// Looks the three protocol methods up on `class`, in the order [`ProtocolKind`] gives, and
+/// for a class with none of them, whether it is another library's data type or device.
+fn look_up(class: &Bound<'_, PyType>) -> PyResult<ClassKind> {
     let py = class.py();
     Ok(if class.hasattr(intern!(py, "__dlpack__"))? {
-        Some(ProtocolKind::Tensor)
+        ClassKind::Protocol(ProtocolKind::Tensor)
     } else if class.hasattr(intern!(py, "__dlpack_data_type__"))? {
-        Some(ProtocolKind::DataTypeObject)
+        ClassKind::Protocol(ProtocolKind::DataTypeObject)
     } else if class.hasattr(intern!(py, "__dlpack_device__"))? {
-        Some(ProtocolKind::DeviceObject)
+        ClassKind::Protocol(ProtocolKind::DeviceObject)
     } else {
-        None
+        recognise(class)?.map_or(ClassKind::Unknown, ClassKind::Recognised)
     })
 }
 
@@ -280,8 +321,21 @@ def make(i):
 
     #[test]
     fn kinds_round_trip_through_their_encoding() {
-        for kind in EXPECTED {
+        let protocols = [
+            ProtocolKind::Tensor,
+            ProtocolKind::DataTypeObject,
+            ProtocolKind::DeviceObject,
+        ];
+        let kinds = protocols
+            .into_iter()
+            .map(ClassKind::Protocol)
+            .chain(Recognised::ALL.into_iter().map(ClassKind::Recognised))
+            .chain([ClassKind::Unknown]);
+        let mut codes = std::collections::HashSet::new();
+        for kind in kinds {
             assert_eq!(decode(encode(kind)), kind);
+            assert!(codes.insert(encode(kind)), "{kind:?} shares its code");
         }
+        assert_eq!(decode(u8::MAX), ClassKind::Unknown);
     }
 }

@@ -6,8 +6,8 @@
 //! |---|---|---|
 //! | tensors: `__dlpack__`, `__dlpack_device__` | [`DlpackRequest`], [`versioned_capsule`], [`legacy_capsule`] | [`from_dlpack`], [`capsule_tensor`] |
 //! | CUDA tensors, with streams (feature `cuda`) | `DlpackRequest::cuda_capsule` | `from_dlpack_on_stream` |
-//! | data types: `__dlpack_data_type__` | [`DataTypeLike`] (a [`PyDataType`]) | [`DataTypeLike`] |
-//! | devices: `__dlpack_device__` | [`DeviceLike`] (a [`PyDevice`]) | [`DeviceLike`] |
+//! | data types: `__dlpack_data_type__` | [`DataTypeLike`] (a [`PyDataType`]), [`numpy_dtype`] | [`DataTypeLike`], [`value_kind`] |
+//! | devices: `__dlpack_device__` | [`DeviceLike`] (a [`PyDevice`]) | [`DeviceLike`], [`value_kind`] |
 //!
 //! # Data types and devices
 //!
@@ -71,6 +71,26 @@
 //! `__dlpack_data_type__` is a data type, then one with `__dlpack_device__` alone is a device.
 //! As in TVM FFI, the decision is made once per class and remembered, so that reading a data
 //! type costs little more than its `__dlpack_data_type__()` call.
+//!
+//! ## Libraries without the protocol
+//!
+//! NumPy (and ml_dtypes), JAX, PyTorch and array-api-strict carry no `__dlpack_data_type__`
+//! or `__dlpack_device__` yet, so [`DataTypeLike`] and [`DeviceLike`] also read their objects,
+//! recognised by the module and name of their class (decided once per class, in the same
+//! cache) and never by importing the library, which is not a dependency: NumPy dtypes and
+//! scalar types (ml_dtypes' types among them), JAX's scalar types and devices, `torch.dtype`
+//! and `torch.device`, array-api-strict's dtypes and devices, and `(device_type, device_id)`
+//! tuples. Their public attributes are read (a NumPy dtype's `kind` and `itemsize`, a
+//! `torch.device`'s `type` and `index`, a JAX device's `platform` and `local_hardware_id`);
+//! where a name is read, it is the DLPack name, except PyTorch's `float4_e2m1fn_x2`, which is
+//! `float4_e2m1fnx2`, as PyTorch exports it. The protocol wins when a class has it.
+//! [`value_kind`] says which kind of value any of these objects is, for a `from_dlpack` that
+//! dispatches over tensors, data types and devices as the RFC proposes.
+//!
+//! The other way, [`numpy_dtype`] gives the NumPy dtype of a data type (ml_dtypes' for the types
+//! NumPy lacks), which a `dtype` property hands to NumPy's `dtype`-attribute protocol:
+//! [`PyDataType`] has one, so `numpy.empty(2, dtype=obj)` and `jax.numpy.zeros(2, dtype=obj)`
+//! take it.
 //!
 //! # Tensors
 //!
@@ -284,11 +304,13 @@
 //! build); the module itself needs no `abi3` or other PyO3 feature.
 
 // The files, each above the ones it uses (no two import each other):
-// `ints` (checked int tuples and messages), `kind` (which protocol a class speaks) and `error`
-// (exceptions) use nothing here; `read` (what an object means as a data type or a device)
-// uses `ints` and `kind`; `objects` (`DataTypeLike`, `PyDataType`, …) uses `read`; `capsule`
-// (making and taking capsules) uses `ints` and `error`; `request` (the producer: all of
-// `DlpackRequest`) uses `capsule` and `read`; `import` (the consumer: `from_dlpack`) uses
+// `ints` (checked int tuples and messages), `error` (exceptions) and `numpy` (data types as
+// NumPy dtypes) use nothing here; `libraries` (other libraries' data types and devices,
+// recognised by class) uses `ints`; `kind` (what a class is, remembered per class) uses
+// `libraries`; `read` (what an object means as a data type or a device) uses `ints`, `kind`
+// and `libraries`; `objects` (`DataTypeLike`, `PyDataType`, …) uses `read` and `numpy`;
+// `capsule` (making and taking capsules) uses `ints` and `error`; `request` (the producer: all
+// of `DlpackRequest`) uses `capsule` and `ints`; `import` (the consumer: `from_dlpack`) uses
 // `capsule` and `kind`, and, with feature `cuda`, `cuda` (the consumer's stream rule), which
 // uses `import`'s lower half and `read`.
 mod capsule;
@@ -298,6 +320,8 @@ mod error;
 mod import;
 mod ints;
 mod kind;
+mod libraries;
+mod numpy;
 mod objects;
 mod read;
 mod request;
@@ -310,8 +334,9 @@ pub use capsule::{
 pub use cuda::from_dlpack_on_stream;
 pub use import::from_dlpack;
 pub use kind::{ProtocolKind, protocol_kind};
+pub use numpy::numpy_dtype;
 pub use objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
-pub use read::read_tensor_device;
+pub use read::{read_tensor_device, value_kind};
 pub use request::{DlpackRequest, Export};
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name

@@ -3,7 +3,9 @@
 //! ([`PyDataType`], [`PyDevice`]). Reading an object is `read.rs`'s job.
 
 use pyo3::prelude::*;
+use pyo3::types::{PyTuple, PyType};
 
+use super::numpy::numpy_dtype;
 use super::read;
 use crate::convert::{DlpackDataType, DlpackDevice};
 use crate::data_type::DataType;
@@ -14,10 +16,50 @@ use crate::device::Device;
 /// protocol reads it. Python sees the class as `DataType`.
 ///
 /// It is what [`DataTypeLike`] hands to Python for any [`DlpackDataType`] value. From Python:
-/// `DataType("float16")` or `DataType(paddle.float16)` (anything [`DataTypeLike`] reads);
-/// `str()` gives the canonical name, `repr()` `DataType('float16')`; `==` and `hash()` compare
-/// the DLPack value; `code`, `bits` and `lanes` are read-only attributes.
+/// `DataType("float16")`, `DataType(paddle.float16)` or `DataType(numpy.float16)` (anything
+/// [`DataTypeLike`] reads); `str()` gives the canonical name, `repr()` `DataType('float16')`;
+/// `==` and `hash()` compare the DLPack value; `code`, `bits` and `lanes` are read-only
+/// attributes; `dtype` is the NumPy dtype ([`numpy_dtype`](super::numpy_dtype)), so that
+/// `numpy.empty(2, dtype=obj)` takes the object.
 /// In Rust, `PyDataType::from(data_type)` and `DataType::from(object)` convert both ways.
+///
+/// It is a value: it pickles (as its name), `copy.copy` and `copy.deepcopy` return it as it
+/// is (it is immutable), and `==` and `hash()` agree before and after. Pickle finds the class
+/// through its `__module__`, which is `builtins` until the extension that exports it names
+/// its module: set it there, to a module that `import` finds (for a submodule of an extension,
+/// one in `sys.modules`):
+///
+/// ```
+/// use pyo3::prelude::*;
+///
+/// #[pymodule]
+/// mod values {
+///     #[pymodule_export]
+///     use dlpack_core::python::{PyDataType, PyDevice};
+///     use pyo3::prelude::*;
+///
+///     #[pymodule_init]
+///     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+///         let py = m.py();
+///         for class in [py.get_type::<PyDataType>(), py.get_type::<PyDevice>()] {
+///             class.setattr("__module__", m.name()?)?;
+///         }
+///         Ok(())
+///     }
+/// }
+/// # pyo3::Python::initialize();
+/// # Python::attach(|py| -> PyResult<()> {
+/// #     let m = pyo3::wrap_pymodule!(values)(py).into_bound(py);
+/// #     py.import("sys")?.getattr("modules")?.set_item("values", &m)?;
+/// #     let f16 = m.getattr("DataType")?.call1(("float16",))?;
+/// #     let pickle = py.import("pickle")?;
+/// #     let back = pickle.call_method1("loads", (pickle.call_method1("dumps", (&f16,))?,))?;
+/// #     assert!(back.eq(&f16)?);
+/// #     assert_eq!(m.getattr("DataType")?.getattr("__module__")?.extract::<String>()?, "values");
+/// #     Ok(())
+/// # })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 ///
 /// ```
 /// use dlpack_core::DataType;
@@ -96,6 +138,31 @@ impl PyDataType {
         format!("DataType('{}')", self.0)
     }
 
+    /// The NumPy dtype: NumPy's `dtype`-attribute protocol, through which `numpy.dtype(obj)`,
+    /// and so NumPy's and JAX's functions, take this object.
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        numpy_dtype(py, self.0)
+    }
+
+    /// Pickled as `DataType(name)`: every data type's name parses back to it.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        by_name(slf, slf.get().0.to_string())
+    }
+
+    /// The object itself: it is immutable (`copy.copy` and `copy.deepcopy` alike).
+    #[pyo3(signature = (_memo=None))]
+    fn __deepcopy__<'py>(
+        slf: Bound<'py, Self>,
+        _memo: Option<&Bound<'py, PyAny>>,
+    ) -> Bound<'py, Self> {
+        slf
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
     /// The `DLDataTypeCode`.
     #[getter]
     fn code(&self) -> u8 {
@@ -121,10 +188,12 @@ impl PyDataType {
 /// `Device`.
 ///
 /// It is what [`DeviceLike`] hands to Python for any [`DlpackDevice`] value. From Python:
-/// `Device("cuda:0")` or `Device(paddle.CPUPlace())`; `str()` gives the canonical name,
+/// `Device("cuda:0")`, `Device(paddle.CPUPlace())`, `Device(torch.device("cuda", 1))` or
+/// `Device((2, 1))` (anything [`DeviceLike`] reads); `str()` gives the canonical name,
 /// `repr()` `Device('cuda:0')`; `==` and `hash()` compare the DLPack value (after
 /// canonicalisation, as [`Device`]'s `==` does); `device_type` and `device_id` are read-only
-/// attributes.
+/// attributes. It pickles (as its name) and copies as [`PyDataType`] does, and finds its
+/// class for pickle the same way.
 /// In Rust, `PyDevice::from(device)` and `Device::from(object)` convert both ways.
 ///
 /// ```
@@ -205,6 +274,24 @@ impl PyDevice {
         format!("Device('{}')", self.0)
     }
 
+    /// Pickled as `Device(name)`: every device's name parses back to it.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        by_name(slf, slf.get().0.to_string())
+    }
+
+    /// The object itself: it is immutable (`copy.copy` and `copy.deepcopy` alike).
+    #[pyo3(signature = (_memo=None))]
+    fn __deepcopy__<'py>(
+        slf: Bound<'py, Self>,
+        _memo: Option<&Bound<'py, PyAny>>,
+    ) -> Bound<'py, Self> {
+        slf
+    }
+
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
     /// The `DLDeviceType`.
     #[getter]
     fn device_type(&self) -> i32 {
@@ -218,6 +305,14 @@ impl PyDevice {
     }
 }
 
+/// What `__reduce__` returns: the class and the arguments to make the object again.
+type Reduced<'py> = (Bound<'py, PyType>, Bound<'py, PyTuple>);
+
+/// `(type(obj), (name,))`: pickles a value whose class makes it again from its name.
+fn by_name<'py, T: pyo3::PyClass>(obj: &Bound<'py, T>, name: String) -> PyResult<Reduced<'py>> {
+    Ok((obj.as_any().get_type(), PyTuple::new(obj.py(), [name])?))
+}
+
 /// A data type from Python, as a `T`: the way to take one as a `#[pyfunction]` argument, or to
 /// read one with `.extract::<DataTypeLike<T>>()`; as a return value, a [`PyDataType`].
 ///
@@ -229,7 +324,12 @@ impl PyDevice {
 ///    DLPack allows. Nothing is truncated: bits 300 is a `ValueError`, where TVM FFI would
 ///    read 44;
 /// 2. a data type name the grammar parses (`"float16"`, `"bf16"`; TVM FFI's `dtype` is such a
-///    `str`);
+///    `str`), and the dtypes of libraries that do not carry the protocol, recognised by their
+///    class without importing the library: NumPy dtypes and scalar types (`numpy.float16`,
+///    `numpy.dtype("float16")`, and ml_dtypes' types: `ml_dtypes.bfloat16`,
+///    `numpy.dtype(ml_dtypes.float8_e4m3fn)`), JAX's (`jax.numpy.float16`, and the NumPy
+///    dtypes of its arrays), `torch.dtype` (`torch.float4_e2m1fn_x2` is `float4_e2m1fnx2`,
+///    as PyTorch exports it) and array-api-strict's dtypes;
 ///
 /// then converts with [`T::from_dlpack_data_type`](DlpackDataType::from_dlpack_data_type).
 /// Errors:
@@ -239,7 +339,9 @@ impl PyDevice {
 ///   an `int` (a float, a bool, a string).
 /// - `ValueError`: a tuple of the wrong length; a negative or too large item; a triple DLPack
 ///   does not allow (bits 0, lanes 0, an unknown code, fp8 of 16 bits); a string that is not a
-///   data type name; a data type `T` has no value for (the message lists what `T` supports).
+///   data type name; a library's dtype with no DLPack data type (`numpy.float128`, a NumPy
+///   string or big-endian dtype, `torch.qint8`); a data type `T` has no value for (the message
+///   lists what `T` supports).
 /// - Whatever the method raised, unchanged, with a note saying where it came from.
 ///
 /// ```
@@ -296,9 +398,14 @@ pub struct DataTypeLike<T>(pub T);
 ///    a [`PyDevice`], a class of your own): the method must return a `tuple` of two `int`s
 ///    `(device_type, device_id)`, the type a known DLPack device type and the id in
 ///    `0..=i32::MAX`: an id of 2**31 is a `ValueError`, never a wrapped or truncated id;
-/// 2. a device name the grammar parses (`"cpu"`, `"cuda:1"`), and TVM FFI's `Device`, which
-///    consumes the protocol without carrying `__dlpack_device__` itself and is read through
-///    its `dlpack_device_type()` and `index`, with the same checks;
+/// 2. a device name the grammar parses (`"cpu"`, `"cuda:1"`); a `(device_type, device_id)`
+///    tuple, as dpnp takes it, with the same checks; TVM FFI's `Device`, which consumes the
+///    protocol without carrying `__dlpack_device__` itself and is read through its
+///    `dlpack_device_type()` and `index`; and, recognised by class without importing the
+///    library, `torch.device` (`type` and `index`; no index is id 0, as the name `"cuda"`
+///    is; `mps` is `metal`, `xpu` `oneapi`, `cuda` in a ROCm build `rocm`), JAX's devices
+///    (`platform` and `local_hardware_id`) and array-api-strict's devices (all of them host
+///    memory, `cpu`, as their arrays' `__dlpack_device__` says);
 ///
 /// then converts with [`T::from_dlpack_device`](DlpackDevice::from_dlpack_device). A class with
 /// `__dlpack__` is a tensor, and is refused with a `TypeError` (its `__dlpack_device__` says

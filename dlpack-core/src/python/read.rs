@@ -1,61 +1,64 @@
 //! What a Python object means as a data type or a device: the one place that decides it.
-//! [`DataTypeLike`](super::DataTypeLike), [`DeviceLike`](super::DeviceLike) and the
-//! constructors of [`PyDataType`](super::PyDataType) and [`PyDevice`](super::PyDevice) all
-//! read through [`data_type`] and [`device`].
+//! [`DataTypeLike`](super::DataTypeLike), [`DeviceLike`](super::DeviceLike), the constructors
+//! of [`PyDataType`](super::PyDataType) and [`PyDevice`](super::PyDevice), and [`value_kind`]
+//! all read through [`data_type`] and [`device`].
 //!
 //! Each reader tries, in this order:
 //!
 //! 1. The protocol: an object whose class has `__dlpack_data_type__` (for a device,
-//!    `__dlpack_device__` and no `__dlpack__`), as [`protocol_kind`] decides. The method's
-//!    return value is range-checked: nothing is truncated. When the method is there, it wins.
-//! 2. Objects recognised by their type ([`recognised_data_type`], [`recognised_device`]):
-//!    names (`str`, which is also what TVM FFI's `dtype` is) and TVM FFI's `Device`. The dtype
-//!    and device objects of libraries that do not carry the protocol are recognised there,
-//!    by type, without importing the library.
+//!    `__dlpack_device__` and no `__dlpack__`), as [`protocol_kind`](super::protocol_kind)
+//!    decides. The method's return value is range-checked: nothing is truncated. When the
+//!    method is there, it wins.
+//! 2. Objects recognised by their class (`libraries.rs`): names (`str`, which is also what
+//!    TVM FFI's `dtype` is), `(device_type, device_id)` tuples, TVM FFI's `Device`, and the
+//!    dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict, which do not
+//!    carry the protocol. None of those libraries is imported to recognise its objects.
 //! 3. Otherwise a `TypeError` that says what was expected; a tensor gets a message of its own.
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyString, PyType};
 
-use super::ints::{Ints, Origin, call_protocol, type_name};
-use super::kind::{ProtocolKind, class_kind, protocol_kind};
+use super::ints::{Ints, Origin, call_protocol, check_device_pair, class_name, type_name};
+use super::kind::{ClassKind, ProtocolKind, class_kind, object_kind};
+use super::libraries::{self, Recognised};
 use crate::data_type::DataType;
 use crate::device::Device;
-use crate::ffi::{DLDataTypeCode, DLDeviceType};
+use crate::ffi::DLDataTypeCode;
+
+/// What the objects read as data types are, for messages.
+const DATA_TYPES: &str = "a data type name, an object whose class has __dlpack_data_type__() \
+    (a PaddlePaddle dtype, for instance), or a NumPy, ml_dtypes, JAX, PyTorch or \
+    array-api-strict dtype";
+
+/// What the objects read as devices are, for messages.
+const DEVICES: &str = "a device name, a (device_type, device_id) tuple, an object whose class \
+    has __dlpack_device__() and no __dlpack__ (a PaddlePaddle place, for instance), or a TVM \
+    FFI, JAX, PyTorch or array-api-strict device";
 
 /// The data type `obj` stands for; see the module documentation for what is read, in which
 /// order, and [`DataTypeLike`](super::DataTypeLike) for the errors.
 pub(crate) fn data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
-    match protocol_kind(obj)? {
-        Some(ProtocolKind::DataTypeObject) => return protocol_data_type(obj),
-        Some(ProtocolKind::Tensor) => {
+    let read = match object_kind(obj)? {
+        ClassKind::Protocol(ProtocolKind::DataTypeObject) => return protocol_data_type(obj),
+        ClassKind::Protocol(ProtocolKind::Tensor) => {
             return Err(PyTypeError::new_err(format!(
                 "expected a data type, got a tensor ({}, whose class has __dlpack__); \
                  read a tensor's data type from the tensor itself",
                 type_name(obj)
             )));
         }
-        Some(ProtocolKind::DeviceObject) | None => {}
-    }
-    match recognised_data_type(obj)? {
-        Some(data_type) => Ok(data_type),
-        None => Err(PyTypeError::new_err(format!(
-            "expected a data type: a data type name or an object whose class has \
-             __dlpack_data_type__() (a PaddlePaddle dtype, for instance), got {}",
-            type_name(obj)
-        ))),
-    }
-}
-
-/// The data type of an object that does not speak the protocol, recognised by its type; `None`
-/// for an object that is not one.
-fn recognised_data_type(obj: &Bound<'_, PyAny>) -> PyResult<Option<DataType>> {
-    if let Ok(name) = obj.cast::<PyString>() {
-        return Ok(Some(name.to_str()?.parse::<DataType>()?));
-    }
-    Ok(None)
+        ClassKind::Recognised(Recognised::Name) => Some(obj.cast::<PyString>()?.to_str()?.parse()?),
+        ClassKind::Recognised(library) => libraries::data_type(obj, library)?,
+        ClassKind::Protocol(ProtocolKind::DeviceObject) | ClassKind::Unknown => None,
+    };
+    read.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "expected a data type: {DATA_TYPES}; got {}",
+            what(obj)
+        ))
+    })
 }
 
 /// Calls `__dlpack_data_type__` and checks the triple.
@@ -79,47 +82,83 @@ fn protocol_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
 /// The device `obj` stands for; see the module documentation for what is read, in which
 /// order, and [`DeviceLike`](super::DeviceLike) for the errors.
 pub(crate) fn device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
-    match protocol_kind(obj)? {
-        Some(ProtocolKind::DeviceObject) => return protocol_device(obj),
-        Some(ProtocolKind::Tensor) => {
+    let read = match object_kind(obj)? {
+        ClassKind::Protocol(ProtocolKind::DeviceObject) => return protocol_device(obj),
+        ClassKind::Protocol(ProtocolKind::Tensor) => {
             return Err(PyTypeError::new_err(format!(
                 "expected a device, got a tensor ({}, whose class has __dlpack__); \
                  a class with __dlpack__ is a tensor, one with __dlpack_device__ alone is a device",
                 type_name(obj)
             )));
         }
-        Some(ProtocolKind::DataTypeObject) | None => {}
-    }
-    match recognised_device(obj)? {
-        Some(device) => Ok(device),
-        None => Err(PyTypeError::new_err(format!(
-            "expected a device: a device name or an object whose class has __dlpack_device__() \
-             and no __dlpack__ (a PaddlePaddle place, for instance), got {}",
-            type_name(obj)
-        ))),
+        ClassKind::Recognised(Recognised::Name) => Some(obj.cast::<PyString>()?.to_str()?.parse()?),
+        ClassKind::Recognised(library) => libraries::device(obj, library)?,
+        ClassKind::Protocol(ProtocolKind::DataTypeObject) | ClassKind::Unknown => None,
+    };
+    read.ok_or_else(|| {
+        PyTypeError::new_err(format!("expected a device: {DEVICES}; got {}", what(obj)))
+    })
+}
+
+/// What `obj` is, for messages: its class's name, or for a class, that it is one.
+fn what(obj: &Bound<'_, PyAny>) -> String {
+    match obj.cast::<PyType>() {
+        Ok(class) => format!("the class {}", class_name(class)),
+        Err(_) => type_name(obj),
     }
 }
 
-/// The device of an object that does not speak the protocol, recognised by its type; `None`
-/// for an object that is not one.
+/// Which kind of DLPack value `obj` is: a tensor, a data type or a device, or `None` for an
+/// object that is none of them. It is [`protocol_kind`](super::protocol_kind) widened to every
+/// object [`DataTypeLike`](super::DataTypeLike) and [`DeviceLike`](super::DeviceLike) read:
+/// the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict, TVM FFI's
+/// `Device`, `(device_type, device_id)` tuples, and names: a `str` is a data type when it
+/// parses as a data type name, a device when it parses as a device name (no name is both), and
+/// a `ValueError` that gives both reasons when it parses as neither.
 ///
-/// TVM FFI's `Device` (0.1.x) consumes the protocol but does not carry `__dlpack_device__`
-/// itself; it is read through the two members it does have, `dlpack_device_type()` and
-/// `index`, with the checks of a `__dlpack_device__` return value.
-fn recognised_device(obj: &Bound<'_, PyAny>) -> PyResult<Option<Device>> {
-    if let Ok(name) = obj.cast::<PyString>() {
-        return Ok(Some(name.to_str()?.parse::<Device>()?));
-    }
-    let py = obj.py();
-    if obj.get_type().hasattr(intern!(py, "dlpack_device_type"))?
-        && obj.hasattr(intern!(py, "index"))?
-    {
-        let device_type = obj.call_method0(intern!(py, "dlpack_device_type"))?;
-        let index = obj.getattr(intern!(py, "index"))?;
-        let pair = PyTuple::new(py, [device_type, index])?.into_any();
-        return check_device_pair(Ints::new(&pair, Origin::TvmFfiDevice(obj))).map(Some);
-    }
-    Ok(None)
+/// This is the dispatch of the RFC's `from_dlpack`, which takes a tensor, a data type or a
+/// device. Nothing is read but the class, and for a name or a class (a NumPy scalar type) the
+/// object itself; no library is imported.
+///
+/// ```
+/// use dlpack_core::python::{ProtocolKind, value_kind};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let kind = |code: &std::ffi::CStr| value_kind(&py.eval(code, None, None)?);
+///     assert_eq!(kind(c"'bfloat16'")?, Some(ProtocolKind::DataTypeObject));
+///     assert_eq!(kind(c"'cuda:1'")?, Some(ProtocolKind::DeviceObject));
+///     assert_eq!(kind(c"(2, 0)")?, Some(ProtocolKind::DeviceObject));
+///     assert_eq!(kind(c"1.5")?, None);
+///     let err = kind(c"'flaot16'").unwrap_err();
+///     assert!(err.to_string().contains("did you mean `float16`?"), "{err}");
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
+    Ok(match object_kind(obj)? {
+        ClassKind::Protocol(kind) => Some(kind),
+        ClassKind::Recognised(Recognised::Name) => {
+            let text = obj.cast::<PyString>()?.to_str()?;
+            match (text.parse::<DataType>(), text.parse::<Device>()) {
+                (Ok(_), _) => Some(ProtocolKind::DataTypeObject),
+                (_, Ok(_)) => Some(ProtocolKind::DeviceObject),
+                (Err(data_type), Err(device)) => {
+                    return Err(PyValueError::new_err(format!(
+                        "{data_type}; nor is it a device: {device}"
+                    )));
+                }
+            }
+        }
+        ClassKind::Recognised(Recognised::Class) => libraries::numpy_type(obj)?
+            .is_some()
+            .then_some(ProtocolKind::DataTypeObject),
+        ClassKind::Recognised(library) if library.is_device() => Some(ProtocolKind::DeviceObject),
+        ClassKind::Recognised(_) => Some(ProtocolKind::DataTypeObject),
+        ClassKind::Unknown => None,
+    })
 }
 
 /// The device a tensor lives on: what its `__dlpack_device__()` returns, checked as a device
@@ -166,16 +205,31 @@ fn protocol_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     check_device_pair(Ints::new(&value, Origin::Returned(obj, method)))
 }
 
-/// Checks a `(device_type, device_id)` pair: a known device type, an id in `0..=i32::MAX`.
-pub(crate) fn check_device_pair(pair: Ints<'_, '_>) -> PyResult<Device> {
-    let [device_type, device_id] = pair.ints(
-        "(device_type, device_id)",
-        [
-            ("device type", i32::MAX.into()),
-            ("device id", i32::MAX.into()),
-        ],
-    )?;
-    // Both were range-checked against `i32` just above.
-    Device::checked(DLDeviceType(device_type as i32), device_id as i32)
-        .map_err(|err| pair.invalid(&err))
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::DLDeviceType;
+
+    /// `value_kind` decides a name by which grammar parses it: no name may parse as both.
+    #[test]
+    fn no_name_is_both_a_data_type_and_a_device() {
+        let codes = (0..=u8::MAX).map(DLDataTypeCode);
+        let data_types = codes
+            .flat_map(|code| [1, 2, 4, 6, 8, 16, 32, 64, 128].map(|bits| (code, bits)))
+            .flat_map(|(code, bits)| [1, 4].map(|lanes| DataType::new(code, bits, lanes)))
+            .filter(|data_type| data_type.check().is_ok())
+            .map(|data_type| data_type.to_string());
+        let devices = (0..64)
+            .map(|device_type| Device::new(DLDeviceType(device_type), 1))
+            .filter(|device| device.check().is_ok())
+            .flat_map(|device| [device.to_string(), device.canonical().to_string()]);
+        let mut checked = 0;
+        for name in data_types.chain(devices) {
+            let as_data_type = name.parse::<DataType>().is_ok();
+            let as_device = name.parse::<Device>().is_ok();
+            assert!(as_data_type != as_device, "`{name}`");
+            checked += 1;
+        }
+        assert!(checked > 60, "only {checked} names");
+    }
 }

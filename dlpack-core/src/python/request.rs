@@ -12,8 +12,7 @@ use pyo3::types::{PyBool, PyCapsule, PyInt};
 
 use super::capsule::{legacy_capsule, versioned_capsule};
 use super::error::buffer_error;
-use super::ints::{Ints, Origin, repr, type_name};
-use super::read::check_device_pair;
+use super::ints::{Ints, Origin, check_device_pair, repr, type_name};
 #[cfg(feature = "cuda")]
 use crate::cuda::cudarc::driver::CudaStream;
 #[cfg(feature = "cuda")]
@@ -368,7 +367,7 @@ impl DlpackRequest {
     ///
     /// ```
     /// use dlpack_core::python::{DlpackRequest, LEGACY, VERSIONED, capsule_tensor};
-    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    /// use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
     /// use pyo3::prelude::*;
     ///
     /// /// Four bytes, read-only when `frozen`.
@@ -378,7 +377,7 @@ impl DlpackRequest {
     /// unsafe impl TensorOwner for Bytes {
     ///     fn describe(&mut self) -> TensorParts<'_> {
     ///         let parts = TensorParts::host(self.data.as_mut_ptr(), &self.shape[..]);
-    ///         if self.frozen { parts.read_only() } else { parts }
+    ///         if self.frozen { parts.with_flags(Flags::READ_ONLY) } else { parts }
     ///     }
     /// }
     /// let bytes = |frozen| Bytes { data: vec![1, 2, 3, 4], shape: [4], frozen };
@@ -408,10 +407,9 @@ impl DlpackRequest {
         if self.versioned() {
             versioned_capsule(py, ManagedTensor::from_owner(owner).map_err(buffer_error)?)
         } else {
-            legacy_capsule(
-                py,
-                LegacyManagedTensor::from_owner(owner).map_err(buffer_error)?,
-            )
+            // One allocation, as for the versioned capsule (`into_legacy` would add one).
+            let tensor = LegacyManagedTensor::export_owner(owner);
+            legacy_capsule(py, tensor.map_err(|err| buffer_error(err.into()))?)
         }
     }
 

@@ -3,9 +3,8 @@
 
 use core::ffi::c_void;
 
-use super::describe::{self, Dims64};
+use super::dims::{self, Checked, Dims64};
 use super::error::TensorError;
-use super::export::check_rank;
 use super::flags::Flags;
 use super::owner::TensorParts;
 use crate::data_type::DataType;
@@ -25,11 +24,11 @@ use crate::device::Device;
 /// What a layout does not fix is checked on every export as before: the data pointer (null is
 /// refused for a non-empty tensor) and the device. Changing the strides or the byte offset of
 /// parts made from a layout, or whether sub-byte elements are padded, drops the layout from
-/// them, and that export checks everything ([`TensorParts::layout`]).
+/// them, and that export checks everything.
 ///
 /// ```
 /// use dlpack_core::{DataType, Device, ManagedTensor};
-/// use dlpack_core::tensor::{CheckedLayout, TensorOwner, TensorParts};
+/// use dlpack_core::tensor::{CheckedLayout, Flags, TensorOwner, TensorParts};
 /// use std::sync::Arc;
 ///
 /// /// A framework's tensor: a shared buffer and a layout that never changes.
@@ -51,9 +50,9 @@ use crate::device::Device;
 /// // Checked once: a 3 x 2 transpose of the row-major 2 x 3 buffer.
 /// let parts = TensorParts::host(data.as_ptr().cast_mut(), &[3_usize, 2])
 ///     .with_strides(&[1_i64, 3])
-///     .read_only();
+///     .with_flags(Flags::READ_ONLY);
 /// let layout = Arc::new(CheckedLayout::new(&parts)?);
-/// assert_eq!((layout.shape(), layout.strides(), layout.len()), (&[3, 2][..], &[1, 3][..], 6));
+/// assert_eq!((layout.shape(), layout.strides()), (&[3, 2][..], &[1, 3][..]));
 ///
 /// for _ in 0..3 {
 ///     let tensor = Tensor { data: Arc::clone(&data), layout: Arc::clone(&layout) };
@@ -96,7 +95,6 @@ impl CheckedLayout {
     /// let parts = TensorParts::new(address, Device::cuda(0), DataType::BF16, &[2_usize, 0, 3]);
     /// let layout = CheckedLayout::new(&parts)?;
     /// assert_eq!((layout.shape(), layout.strides()), (&[2, 0, 3][..], &[3, 3, 1][..]));
-    /// assert!(layout.is_empty());
     ///
     /// let negative = TensorParts::new(address, Device::cuda(0), DataType::BF16, &[2_i64, -3]);
     /// let err = CheckedLayout::new(&negative).unwrap_err();
@@ -104,11 +102,11 @@ impl CheckedLayout {
     /// # Ok::<(), dlpack_core::tensor::TensorError>(())
     /// ```
     pub fn new(parts: &TensorParts<'_>) -> Result<Self, TensorError> {
-        let ndim = check_rank(parts)?;
+        let ndim = parts.rank()?;
         let mut dims = vec![0; 2 * ndim].into_boxed_slice();
         let (shape, strides) = dims.split_at_mut(ndim);
-        let len = describe::fill_dims(parts, shape, strides)?;
-        describe::check_written(
+        let len = dims::write_dims(parts.shape(), parts.strides(), shape, strides)?;
+        dims::check_written(
             parts.dtype(),
             parts.flags(),
             parts.byte_offset(),
@@ -157,67 +155,6 @@ impl CheckedLayout {
         &self.dims[self.ndim()..]
     }
 
-    /// The number of dimensions.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
-    ///
-    /// let mut x = 0.5_f64;
-    /// let scalar = CheckedLayout::new(&TensorParts::host(&mut x, &[] as &[usize]))?;
-    /// assert_eq!((scalar.ndim(), scalar.len()), (0, 1));
-    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
-    /// ```
-    #[inline]
-    pub fn ndim(&self) -> usize {
-        self.dims.len() / 2
-    }
-
-    /// The number of elements: the product of the shape.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
-    ///
-    /// let mut data = [0_u8; 6];
-    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]))?;
-    /// assert_eq!(layout.len(), 6);
-    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the tensor has no elements (a dimension is 0).
-    ///
-    /// ```
-    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
-    ///
-    /// let mut data = [0_u8; 1];
-    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[3_usize, 0]))?;
-    /// assert!(layout.is_empty());
-    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The data type.
-    ///
-    /// ```
-    /// use dlpack_core::DataType;
-    /// use dlpack_core::tensor::{CheckedLayout, TensorParts};
-    ///
-    /// let mut data = [0_u16; 2];
-    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize]))?;
-    /// assert_eq!(layout.dtype(), DataType::U16);
-    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
-    /// ```
-    #[inline]
-    pub fn dtype(&self) -> DataType {
-        self.dtype
-    }
-
     /// The byte offset from the data pointer to the first element.
     ///
     /// ```
@@ -233,25 +170,28 @@ impl CheckedLayout {
         self.byte_offset
     }
 
-    /// The flags the description carried, which parts made from the layout carry too.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::{CheckedLayout, Flags, TensorParts};
-    ///
-    /// let mut data = [0_u8; 2];
-    /// let parts = TensorParts::host(data.as_mut_ptr(), &[2_usize]).read_only();
-    /// assert_eq!(CheckedLayout::new(&parts)?.flags(), Flags::READ_ONLY);
-    /// # Ok::<(), dlpack_core::tensor::TensorError>(())
-    /// ```
-    #[inline]
-    pub fn flags(&self) -> Flags {
+    /// The data type (read by the tests; an owner knows its own).
+    #[cfg(test)]
+    pub(crate) fn dtype(&self) -> DataType {
+        self.dtype
+    }
+
+    /// The flags the description carried (read by the tests; an owner knows its own).
+    #[cfg(test)]
+    pub(crate) fn flags(&self) -> Flags {
         self.flags
     }
 
-    /// The shape and strides as one slice, in the order an export writes them.
+    /// The number of elements: the product of the shape (read by the tests).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The number of dimensions.
     #[inline]
-    pub(crate) fn dims(&self) -> &[i64] {
-        &self.dims
+    fn ndim(&self) -> usize {
+        self.dims.len() / 2
     }
 }
 
@@ -262,7 +202,7 @@ impl<'a> TensorParts<'a> {
     ///
     /// ```
     /// use dlpack_core::{DataType, Device, ManagedTensor};
-    /// use dlpack_core::tensor::{CheckedLayout, Dims, TensorOwner, TensorParts};
+    /// use dlpack_core::tensor::{CheckedLayout, TensorOwner, TensorParts};
     ///
     /// /// A vector and its checked layout.
     /// struct Checked(Vec<i32>, CheckedLayout);
@@ -275,11 +215,8 @@ impl<'a> TensorParts<'a> {
     ///
     /// let mut data = vec![1, 2, 3, 4];
     /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize, 2]))?;
-    /// let parts = TensorParts::from_layout(data.as_mut_ptr().cast(), Device::CPU, &layout);
-    /// assert_eq!((parts.dtype(), parts.shape()), (DataType::I32, Dims::I64(&[2, 2])));
-    /// assert!(parts.layout().is_some());
-    ///
     /// let tensor = ManagedTensor::from_owner(Checked(data, layout))?;
+    /// assert_eq!((tensor.view()?.dtype(), tensor.view()?.shape()), (DataType::I32, &[2, 2][..]));
     /// assert_eq!(tensor.view()?.as_slice::<i32>()?, [1, 2, 3, 4]);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
@@ -289,6 +226,39 @@ impl<'a> TensorParts<'a> {
             .with_strides(layout.strides())
             .with_byte_offset(layout.byte_offset)
             .with_flags(layout.flags)
-            .with_checked(layout)
+            .with_checked(Checked {
+                dims: &layout.dims,
+                len: layout.len,
+                padded: layout.flags.contains(Flags::IS_SUBBYTE_TYPE_PADDED),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::Device;
+
+    /// An export copies a layout's values only while the parts still say what was checked.
+    #[test]
+    fn parts_keep_the_checked_layout_while_they_match_it() {
+        let mut data = [0_u8; 4];
+        let parts = TensorParts::host(data.as_mut_ptr(), &[4_usize]);
+        assert!(parts.checked().is_none(), "built field by field");
+        let layout = CheckedLayout::new(&parts).unwrap();
+        let made = TensorParts::from_layout(data.as_mut_ptr().cast(), Device::CPU, &layout);
+        let checked = made.checked().expect("made from the layout");
+        assert_eq!(
+            (checked.dims, checked.len, checked.padded),
+            (&[4, 1][..], 4, false)
+        );
+        // Flags that leave the layout as checked keep it.
+        assert!(made.with_flags(Flags::READ_ONLY).checked().is_some());
+        assert!(made.with_flags(Flags::IS_COPIED).checked().is_some());
+        // Anything that changes what was checked drops it.
+        assert!(made.with_strides(&[2_i64]).checked().is_none());
+        assert!(made.with_byte_offset(1).checked().is_none());
+        let padded = made.with_flags(Flags::IS_SUBBYTE_TYPE_PADDED);
+        assert!(padded.checked().is_none());
     }
 }

@@ -1,6 +1,7 @@
 //! What an export exports: [`Describe`], the description of an owner of type `O` (by the owner
-//! itself, or by the caller that holds the shape), and how its shape and strides are written
-//! and checked. [`export`](super::export::export) lays them out in the allocation.
+//! itself, or by the caller that holds the shape), and which of the checks of
+//! [`dims`](super::dims) it needs. [`export`](super::export::export) lays it out in the
+//! allocation.
 //!
 //! Every description is checked against the rules an importer applies ([`validate`]), each rule
 //! once, on the values as they are written. The defaults of [`Describe::dims`] and
@@ -13,12 +14,12 @@ use core::ptr;
 use std::sync::Arc;
 
 use super::MAX_NDIM;
+use super::dims::{self, Dims64};
 use super::error::TensorError;
 use super::flags::Flags;
-use super::owner::{Dims, TensorOwner, TensorParts};
+use super::owner::{TensorOwner, TensorParts};
 use super::raw::{Abi, Owned};
 use super::validate;
-use crate::data_type::DataType;
 use crate::element::Element;
 use crate::ffi::DLTensor;
 
@@ -42,8 +43,8 @@ pub(crate) unsafe trait Describe<O> {
     /// `int64_t` into `dims`, compact row-major strides when it gives none, and returns the
     /// number of elements. Refuses a dimension that does not fit, a negative one, and a shape
     /// whose non-zero dimensions multiply past `isize::MAX`. `dims` has two entries per
-    /// dimension of `parts` (a rank that [`check_rank`](super::export::check_rank) accepted), uninitialised: on `Ok`,
-    /// every one of them must have been written.
+    /// dimension of `parts` (a rank that [`dims::check_rank`] accepted), uninitialised: on
+    /// `Ok`, every one of them must have been written.
     #[inline]
     fn dims(
         &self,
@@ -52,36 +53,15 @@ pub(crate) unsafe trait Describe<O> {
     ) -> Result<usize, TensorError> {
         let dims = zeroed(dims);
         let (shape, strides) = dims.split_at_mut(parts.shape().len());
-        fill_dims(parts, shape, strides)
+        dims::write_dims(parts.shape(), parts.strides(), shape, strides)
     }
 
     /// Checks what [`dims`](Self::dims) does not, on the values written: the data type, and
     /// the bytes the elements reach from the data pointer and the byte offset.
     #[inline]
     fn check(&self, tensor: &DLTensor, flags: Flags, dims: &Dims64<'_>) -> Result<(), TensorError> {
-        check_written(tensor.dtype, flags, tensor.byte_offset, dims)
+        dims::check_written(tensor.dtype, flags, tensor.byte_offset, dims)
     }
-}
-
-/// [`Describe::check`]'s default, which [`CheckedLayout::new`](super::CheckedLayout::new)
-/// applies too: the data type, and the bytes the elements reach from the byte offset.
-#[inline]
-pub(crate) fn check_written(
-    dtype: DataType,
-    flags: Flags,
-    byte_offset: u64,
-    dims: &Dims64<'_>,
-) -> Result<(), TensorError> {
-    validate::check_dtype(dtype)?;
-    validate::extent(
-        dims.shape,
-        dims.strides,
-        dims.count,
-        dtype,
-        flags,
-        byte_offset,
-    )?;
-    Ok(())
 }
 
 /// `dims` with every entry written 0.
@@ -91,13 +71,6 @@ fn zeroed(dims: &mut [MaybeUninit<i64>]) -> &mut [i64] {
     }
     // SAFETY: every entry is initialised, and `MaybeUninit<i64>` has the layout of `i64`.
     unsafe { &mut *(ptr::from_mut(dims) as *mut [i64]) }
-}
-
-/// The shape and strides an export wrote, and its number of elements.
-pub(crate) struct Dims64<'a> {
-    pub(crate) shape: &'a [i64],
-    pub(crate) strides: &'a [i64],
-    pub(crate) count: usize,
 }
 
 /// The owner describes itself.
@@ -119,63 +92,6 @@ pub(crate) struct Flagged(pub(crate) Flags);
 unsafe impl<O: TensorOwner> Describe<O> for Flagged {
     fn describe<'a>(&'a self, owner: &'a mut O) -> TensorParts<'a> {
         owner.describe().with_flags(self.0)
-    }
-}
-
-/// Converts the description's shape and strides to `int64_t` (compact strides when it has
-/// none) and checks the shape: [`Describe::dims`] for a description that is not trusted, and
-/// [`CheckedLayout::new`](super::CheckedLayout::new).
-pub(crate) fn fill_dims(
-    parts: &TensorParts<'_>,
-    shape: &mut [i64],
-    strides: &mut [i64],
-) -> Result<usize, TensorError> {
-    convert(parts.shape(), "shape", shape)?;
-    match parts.strides() {
-        Some(given) => {
-            convert(given, "strides", strides)?;
-            validate::check_shape(shape)
-        }
-        None => {
-            let count = validate::check_shape(shape)?;
-            validate::write_compact_strides(shape, strides);
-            Ok(count)
-        }
-    }
-}
-
-/// Converts `dims` to `int64_t` into `out` (of the same length), refusing a value that does
-/// not fit.
-fn convert(dims: Dims<'_>, field: &'static str, out: &mut [i64]) -> Result<(), TensorError> {
-    /// Each value narrowed to `int64_t`, or the error for the first that does not fit.
-    /// `widen` gives the refused value for the message (`usize`/`isize` have no `Into<i128>`).
-    fn each<V: Copy>(
-        given: &[V],
-        out: &mut [i64],
-        field: &'static str,
-        widen: fn(V) -> i128,
-    ) -> Result<(), TensorError>
-    where
-        i64: TryFrom<V>,
-    {
-        for (axis, (slot, &v)) in out.iter_mut().zip(given).enumerate() {
-            *slot = i64::try_from(v).map_err(|_| TensorError::DimOutOfRange {
-                field,
-                axis,
-                value: widen(v),
-            })?;
-        }
-        Ok(())
-    }
-    match dims {
-        Dims::I64(given) => {
-            for (slot, &v) in out.iter_mut().zip(given) {
-                *slot = v;
-            }
-            Ok(())
-        }
-        Dims::Usize(given) => each(given, out, field, |v| v as i128),
-        Dims::Isize(given) => each(given, out, field, |v| v as i128),
     }
 }
 
@@ -231,10 +147,10 @@ impl<'s> Shaped<'s> {
                 ndim: i64::try_from(shape.len()).unwrap_or(i64::MAX),
             };
         }
-        let mut converted = vec![0; shape.len()];
-        if let Err(err) = convert(Dims::Usize(shape), "shape", &mut converted) {
-            return err;
-        }
+        let converted = match dims::shape_to_i64(shape) {
+            Ok(converted) => converted,
+            Err(err) => return err,
+        };
         // What is left: the non-zero dimensions multiply past isize::MAX.
         validate::check_shape(&converted)
             .err()
@@ -332,8 +248,7 @@ unsafe impl<T: Element> Describe<Arc<[T]>> for Shaped<'_> {
     #[inline]
     fn describe<'a>(&'a self, owner: &'a mut Arc<[T]>) -> TensorParts<'a> {
         TensorParts::host(Arc::as_ptr(owner).cast::<T>().cast_mut(), self.shape)
-            .with_flags(self.flags)
-            .read_only()
+            .with_flags(self.flags | Flags::READ_ONLY)
     }
 
     trusted_shape!();

@@ -3,18 +3,20 @@
 
 use std::sync::Arc;
 
+use super::describe::{Describe, Shaped};
 use super::error::TensorError;
-use super::export::{self, Describe, Shaped};
+use super::export;
 use super::flags::Flags;
-use super::legacy::LegacyManagedTensor;
 use super::owned::ManagedTensor;
 use super::owner::TensorParts;
+use super::raw::Abi;
 use super::view::TensorView;
 use super::view_mut::TensorViewMut;
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
+use crate::ffi::DLManagedTensor;
 
 /// A tensor source for [`from_dlpack`](crate::from_dlpack): anything that can produce a
 /// [`ManagedTensor`] from a shared reference.
@@ -114,7 +116,7 @@ pub trait FromDlpackTensor: Sized {
 /// Bytes with the alignment every element type needs (and SIMD code likes).
 #[repr(C, align(64))]
 #[derive(Clone, Copy)]
-pub(crate) struct Block([u8; 64]);
+struct Block([u8; 64]);
 
 /// A fresh compact copy in a `Vec<Block>`, whose shape the source view holds.
 struct Copied<'s> {
@@ -141,18 +143,7 @@ impl TensorView<'_> {
     /// A compact row-major copy in fresh host memory, flagged `IS_COPIED`: the one conversion
     /// that works for any data type, sub-byte ones included (which stay packed or padded as
     /// they were). Refuses data the CPU cannot read.
-    ///
-    /// ```
-    /// use dlpack_core::{ManagedTensor, tensor::Flags};
-    ///
-    /// let original = ManagedTensor::from_vec(vec![1_i8, 2, 3], &[3])?;
-    /// let copy = original.view()?.to_managed_tensor()?;
-    /// drop(original);
-    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
-    /// assert_eq!(copy.view()?.as_slice::<i8>()?, [1, 2, 3]);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn to_managed_tensor(&self) -> Result<ManagedTensor, Error> {
+    pub(crate) fn to_managed_tensor(&self) -> Result<ManagedTensor, TensorError> {
         let layout = self.layout();
         let first = self.host_first()?;
         let itemsize = self.dtype().itemsize();
@@ -164,7 +155,7 @@ impl TensorView<'_> {
         let mut buf: Vec<Block> = Vec::new();
         let blocks = bytes.div_ceil(size_of::<Block>());
         if bytes > isize::MAX as usize || buf.try_reserve_exact(blocks).is_err() {
-            return Err(TensorError::AllocationFailed { bytes }.into());
+            return Err(TensorError::AllocationFailed { bytes });
         }
         buf.resize(blocks, Block([0; 64]));
         if let Some(first) = first {
@@ -280,8 +271,8 @@ impl<T: Element> ToDlpackTensor for Arc<[T]> {
     }
 }
 
-impl ToDlpackTensor for ManagedTensor {
-    /// A compact host copy, flagged `IS_COPIED`.
+impl<M: Abi> ToDlpackTensor for ManagedTensor<M> {
+    /// A compact host copy, flagged `IS_COPIED`, of a tensor of either ABI.
     ///
     /// ```
     /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
@@ -291,27 +282,14 @@ impl ToDlpackTensor for ManagedTensor {
     /// assert_eq!(copy.flags(), Flags::IS_COPIED);
     /// drop(original); // the copy does not depend on it
     /// assert_eq!(copy.view()?.as_slice::<u8>()?, [1, 2]);
+    ///
+    /// let legacy = ManagedTensor::from_vec(vec![3_u8, 4], &[2])?.into_legacy()?;
+    /// let copy: ManagedTensor = from_dlpack(&legacy)?; // versioned, whatever the source
+    /// assert_eq!(copy.view()?.as_slice::<u8>()?, [3, 4]);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        self.view()?.to_managed_tensor()
-    }
-}
-
-impl ToDlpackTensor for LegacyManagedTensor {
-    /// A compact host copy, flagged `IS_COPIED`.
-    ///
-    /// ```
-    /// use dlpack_core::{LegacyManagedTensor, ManagedTensor, from_dlpack, tensor::Flags};
-    ///
-    /// let legacy = LegacyManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
-    /// let copy: ManagedTensor = from_dlpack(&legacy)?;
-    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
-    /// assert_eq!(copy.view()?.as_slice::<u8>()?, [1, 2]);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        self.view()?.to_managed_tensor()
+        Ok(self.view()?.to_managed_tensor()?)
     }
 }
 
@@ -338,7 +316,7 @@ impl ToDlpackTensor for TensorView<'_> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        self.to_managed_tensor()
+        Ok(self.to_managed_tensor()?)
     }
 }
 
@@ -357,7 +335,7 @@ impl ToDlpackTensor for TensorViewMut<'_> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        self.view().to_managed_tensor()
+        Ok(self.view().to_managed_tensor()?)
     }
 }
 
@@ -377,7 +355,7 @@ impl FromDlpackTensor for ManagedTensor {
     }
 }
 
-impl FromDlpackTensor for LegacyManagedTensor {
+impl FromDlpackTensor for ManagedTensor<DLManagedTensor> {
     /// Wraps the tensor without copying; see [`ManagedTensor::into_legacy`].
     ///
     /// ```

@@ -30,13 +30,9 @@ use core::mem::MaybeUninit;
 use core::ptr::{self, NonNull};
 use std::alloc::{self, Layout};
 
-use super::MAX_NDIM;
-use super::describe::Dims64;
-#[cfg(feature = "ndarray")]
-pub(crate) use super::describe::Flagged;
-pub(crate) use super::describe::{ByOwner, Describe, Reexport, Shaped};
+use super::describe::Describe;
+use super::dims::Dims64;
 use super::error::TensorError;
-use super::owner::TensorParts;
 use super::raw::{Abi, Owned};
 use crate::ffi::DLTensor;
 
@@ -97,7 +93,7 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
     mut owner: O,
     how: &D,
 ) -> Result<Owned<M>, TensorError> {
-    let ndim = check_rank(&how.describe(&mut owner))?;
+    let ndim = how.describe(&mut owner).rank()?;
     let (layout, dims_offset) = header_layout::<M, O>(ndim);
     // SAFETY: the layout has a non-zero size: it holds an `M`.
     let base = unsafe { alloc::alloc(layout) };
@@ -116,7 +112,7 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
     // the owner's bytes only, not the header or the dims written below.
     let owner = unsafe { &mut (*header).owner };
     let parts = how.describe(owner);
-    let after = check_rank(&parts)?;
+    let after = parts.rank()?;
     if after != ndim {
         return Err(TensorError::OwnerChanged {
             before: ndim,
@@ -134,15 +130,15 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
     // A checked layout was checked when it was made, by the default `dims` and `check` (the
     // strictest: an implementation may only relax them); its values are copied as they are.
     let checked = parts
-        .layout()
-        .filter(|layout| layout.dims().len() == uninit.len());
+        .checked()
+        .filter(|checked| checked.dims.len() == uninit.len());
     // From here on every value is initialised (the copy, or `Describe::dims`'s contract).
     let count = match checked {
-        Some(layout) => {
-            for (slot, &value) in uninit.iter_mut().zip(layout.dims()) {
+        Some(checked) => {
+            for (slot, &value) in uninit.iter_mut().zip(checked.dims) {
                 slot.write(value);
             }
-            layout.len()
+            checked.len
         }
         None => how.dims(&parts, uninit)?,
     };
@@ -190,7 +186,11 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
         let managed = owned.get();
         // SAFETY: shape and strides point into the allocation, which lives as long as `owned`.
         let checked = unsafe {
-            super::validate::layout(managed.dl_tensor(), managed.flags(), managed.strides_rule())
+            super::validate::layout(
+                managed.dl_tensor(),
+                managed.flags(),
+                super::raw::strides_rule(managed),
+            )
         };
         debug_assert!(
             checked.is_ok(),
@@ -198,23 +198,4 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
         );
     }
     Ok(owned)
-}
-
-/// The rank a description gives, if it is at most [`MAX_NDIM`] and the strides match it.
-pub(crate) fn check_rank(parts: &TensorParts<'_>) -> Result<usize, TensorError> {
-    let ndim = parts.shape().len();
-    if ndim > MAX_NDIM {
-        return Err(TensorError::Ndim {
-            ndim: i64::try_from(ndim).unwrap_or(i64::MAX),
-        });
-    }
-    if let Some(strides) = parts.strides() {
-        if strides.len() != ndim {
-            return Err(TensorError::StridesLength {
-                ndim,
-                strides: strides.len(),
-            });
-        }
-    }
-    Ok(ndim)
 }

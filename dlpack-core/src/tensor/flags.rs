@@ -95,14 +95,7 @@ impl Flags {
     /// ```
     pub const IS_SUBBYTE_TYPE_PADDED: Self = Self(ffi::DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
     /// Every flag DLPack 1.3 defines; the bits outside it come from a newer producer.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::Flags;
-    /// let flags = Flags::from_bits_retain(0b1_0001);
-    /// assert_eq!(flags & Flags::KNOWN, Flags::READ_ONLY);
-    /// assert_eq!((flags - Flags::KNOWN).bits(), 0b1_0000);
-    /// ```
-    pub const KNOWN: Self =
+    pub(crate) const KNOWN: Self =
         Self(Self::READ_ONLY.0 | Self::IS_COPIED.0 | Self::IS_SUBBYTE_TYPE_PADDED.0);
 
     /// The flags of a raw `flags` word, unknown bits included.
@@ -156,79 +149,9 @@ impl Flags {
     pub const fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0
     }
-
-    /// The bits set in either; `const` spelling of `|`.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::Flags;
-    /// const SHARED_COPY: Flags = Flags::READ_ONLY.union(Flags::IS_COPIED);
-    /// assert_eq!(SHARED_COPY.to_string(), "READ_ONLY | IS_COPIED");
-    /// ```
-    #[inline]
-    #[must_use]
-    pub const fn union(self, other: Self) -> Self {
-        Self(self.0 | other.0)
-    }
-
-    /// The bits set in both; `const` spelling of `&`.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::Flags;
-    /// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
-    /// let copy_or_padded = Flags::IS_COPIED | Flags::IS_SUBBYTE_TYPE_PADDED;
-    /// assert_eq!(flags.intersection(copy_or_padded), Flags::IS_COPIED);
-    /// assert!(flags.intersection(Flags::IS_SUBBYTE_TYPE_PADDED).is_empty());
-    /// ```
-    #[inline]
-    #[must_use]
-    pub const fn intersection(self, other: Self) -> Self {
-        Self(self.0 & other.0)
-    }
-
-    /// The bits of `self` that are not in `other`; `const` spelling of `-`.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::Flags;
-    /// let flags = Flags::READ_ONLY | Flags::IS_COPIED;
-    /// assert_eq!(flags.difference(Flags::READ_ONLY), Flags::IS_COPIED);
-    /// assert_eq!(Flags::READ_ONLY.difference(flags), Flags::EMPTY);
-    /// ```
-    #[inline]
-    #[must_use]
-    pub const fn difference(self, other: Self) -> Self {
-        Self(self.0 & !other.0)
-    }
-
-    /// Sets the bits of `other`.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::Flags;
-    /// let mut flags = Flags::IS_COPIED;
-    /// flags.insert(Flags::READ_ONLY);
-    /// assert_eq!(flags, Flags::READ_ONLY | Flags::IS_COPIED);
-    /// ```
-    #[inline]
-    pub fn insert(&mut self, other: Self) {
-        self.0 |= other.0;
-    }
-
-    /// Clears the bits of `other`.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::Flags;
-    /// let mut flags = Flags::READ_ONLY | Flags::IS_COPIED;
-    /// flags.remove(Flags::READ_ONLY);
-    /// assert_eq!(flags, Flags::IS_COPIED);
-    /// flags.remove(Flags::READ_ONLY); // not set: nothing changes
-    /// assert_eq!(flags, Flags::IS_COPIED);
-    /// ```
-    #[inline]
-    pub fn remove(&mut self, other: Self) {
-        self.0 &= !other.0;
-    }
 }
 
-/// The bits set in either, as [`Flags::union`].
+/// The bits set in either.
 ///
 /// ```
 /// use dlpack_core::tensor::Flags;
@@ -239,11 +162,11 @@ impl BitOr for Flags {
     type Output = Self;
     #[inline]
     fn bitor(self, rhs: Self) -> Self {
-        self.union(rhs)
+        Self(self.0 | rhs.0)
     }
 }
 
-/// Sets the bits of the right-hand side, as [`Flags::insert`].
+/// Sets the bits of the right-hand side.
 ///
 /// ```
 /// use dlpack_core::tensor::Flags;
@@ -254,11 +177,11 @@ impl BitOr for Flags {
 impl BitOrAssign for Flags {
     #[inline]
     fn bitor_assign(&mut self, rhs: Self) {
-        self.insert(rhs);
+        self.0 |= rhs.0;
     }
 }
 
-/// The bits set in both, as [`Flags::intersection`].
+/// The bits set in both.
 ///
 /// ```
 /// use dlpack_core::tensor::Flags;
@@ -270,12 +193,11 @@ impl BitAnd for Flags {
     type Output = Self;
     #[inline]
     fn bitand(self, rhs: Self) -> Self {
-        self.intersection(rhs)
+        Self(self.0 & rhs.0)
     }
 }
 
-/// The bits of the left-hand side that are not in the right-hand side, as
-/// [`Flags::difference`].
+/// The bits of the left-hand side that are not in the right-hand side.
 ///
 /// ```
 /// use dlpack_core::tensor::Flags;
@@ -286,7 +208,7 @@ impl Sub for Flags {
     type Output = Self;
     #[inline]
     fn sub(self, rhs: Self) -> Self {
-        self.difference(rhs)
+        Self(self.0 & !rhs.0)
     }
 }
 
@@ -327,26 +249,12 @@ impl fmt::Display for Flags {
                 f.write_str(name)?;
             }
         }
-        let unknown = self.difference(Self::KNOWN);
+        let unknown = *self - Self::KNOWN;
         if !unknown.is_empty() {
             sep(f)?;
             write!(f, "{:#x}", unknown.0)?;
         }
         Ok(())
-    }
-}
-
-/// The raw `flags` word, as [`Flags::bits`]: what `DLManagedTensorVersioned::flags` holds.
-///
-/// ```
-/// use dlpack_core::tensor::Flags;
-/// assert_eq!(u64::from(Flags::IS_COPIED), 0b010);
-/// assert_eq!(u64::from(Flags::from_bits_retain(u64::MAX)), u64::MAX);
-/// ```
-impl From<Flags> for u64 {
-    #[inline]
-    fn from(flags: Flags) -> u64 {
-        flags.0
     }
 }
 
@@ -366,15 +274,15 @@ mod tests {
     fn set_operations() {
         let mut f = Flags::EMPTY;
         assert!(f.is_empty());
-        f.insert(Flags::IS_COPIED);
+        f |= Flags::IS_COPIED;
         f |= Flags::READ_ONLY;
         assert_eq!(f, Flags::READ_ONLY | Flags::IS_COPIED);
         assert_eq!(f & Flags::READ_ONLY, Flags::READ_ONLY);
         assert_eq!(f - Flags::READ_ONLY, Flags::IS_COPIED);
-        f.remove(Flags::IS_COPIED);
+        f = f - Flags::IS_COPIED;
         assert_eq!(f, Flags::READ_ONLY);
         assert!(!f.contains(Flags::READ_ONLY | Flags::IS_COPIED));
-        assert_eq!(u64::from(Flags::from_bits_retain(u64::MAX)), u64::MAX);
+        assert_eq!(Flags::from_bits_retain(u64::MAX).bits(), u64::MAX);
     }
 
     #[test]

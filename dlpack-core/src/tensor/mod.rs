@@ -1,8 +1,10 @@
 //! Tensor exchange: owned DLPack tensors, validated views, zero-copy export.
 //!
-//! - [`ManagedTensor`] (`DLManagedTensorVersioned`) and [`LegacyManagedTensor`]
-//!   (`DLManagedTensor`) own a tensor and call its deleter exactly once.
-//! - [`TensorView`] and [`TensorViewMut`] borrow one after validation, and give typed access:
+//! - [`ManagedTensor`] owns a tensor and calls its deleter exactly once. It is generic over the
+//!   two C structs ([`Abi`]): `ManagedTensor` is the versioned `DLManagedTensorVersioned`,
+//!   [`LegacyManagedTensor`] the legacy `DLManagedTensor`, and both read alike.
+//! - [`TensorView`] and [`TensorViewMut`] borrow one after validation. Both dereference to the
+//!   same [`TensorMeta`] (shape, strides, data type, device, flags), and give typed access:
 //!   [`as_slice`](TensorView::as_slice) for compact tensors, [`iter`](TensorView::iter) for any
 //!   strides, and with feature `ndarray`, `ArrayViewD`/`ArrayViewMutD`.
 //! - [`TensorOwner`] is what an export keeps alive; `Vec`, `Box<[T]>`, `Arc<[T]>` and `ndarray`
@@ -155,8 +157,20 @@
 //! cannot say (`READ_ONLY`, padded sub-byte types, flag bits DLPack 1.3 does not define)
 //! rather than lose it.
 
+// The files, each using only those above it (`.ci/check-cycles.py` holds them to it):
+// - `flags`, `error`, `validate`: the flags word, the refusals, the import rules on raw values.
+// - `dims`, `owner`, `checked`: what an export describes (`Dims`, `TensorParts`,
+//   `TensorOwner`) and a description checked once (`CheckedLayout`).
+// - `raw`, `describe`, `export`: the two C structs (`Abi`, `Owned`), how each source describes
+//   itself, and the one-allocation export.
+// - `iter`, `host`, `meta`, `view`, `view_mut`: validated metadata and the two views on it.
+// - `owned`, `legacy`: `ManagedTensor` over either struct.
+// - `exchange`, `ndarray`: `from_dlpack`'s tensor side and the `ndarray` interop.
+// Internals return `TensorError`; only public functions, the API boundary, convert it to the
+// crate's `Error`, so no file below the views depends on `crate::error`.
 mod checked;
 mod describe;
+mod dims;
 mod error;
 mod exchange;
 mod export;
@@ -164,6 +178,7 @@ mod flags;
 mod host;
 mod iter;
 mod legacy;
+mod meta;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 mod overlap;
@@ -178,13 +193,16 @@ mod view_mut;
 mod tests;
 
 pub use checked::CheckedLayout;
+pub use dims::Dims;
 pub use error::TensorError;
 pub use exchange::{FromDlpackTensor, ToDlpackTensor};
 pub use flags::Flags;
 pub use iter::{Iter, IterMut};
 pub use legacy::LegacyManagedTensor;
+pub use meta::TensorMeta;
 pub use owned::ManagedTensor;
-pub use owner::{Dims, TensorOwner, TensorParts};
+pub use owner::{TensorOwner, TensorParts};
+pub use raw::Abi;
 pub use view::TensorView;
 pub use view_mut::TensorViewMut;
 

@@ -31,6 +31,7 @@ use super::error::TensorError;
 use super::exchange::{FromDlpackTensor, ToDlpackTensor};
 use super::flags::Flags;
 use super::host::{Walk, check_align, check_bools, check_nested};
+use super::meta::TensorMeta;
 use super::owned::ManagedTensor;
 use super::owner::{TensorOwner, TensorParts};
 use super::view::TensorView;
@@ -50,7 +51,7 @@ struct Raw {
 
 /// The checks of typed access (no contiguity needed) and the view's raw parts, or `None` for an
 /// empty tensor (see [`empty_shape`]).
-fn raw_parts<T: Element>(view: &TensorView<'_>) -> Result<Option<Raw>, TensorError> {
+fn raw_parts<T: Element>(view: &TensorMeta<'_>) -> Result<Option<Raw>, TensorError> {
     view.check_type::<T>()?;
     let layout = view.layout();
     let Some(first) = view.host_first()? else {
@@ -91,14 +92,14 @@ fn raw_parts<T: Element>(view: &TensorView<'_>) -> Result<Option<Raw>, TensorErr
 /// reach along every axis, empty or not (compact strides for shape `[2^62, 0]` overflow it),
 /// and, for a mutable view, a test of overlap that stops at the first axis of extent 0 in
 /// stride order (zero strides for shape `[2, 0]` fail it).
-fn empty_shape(view: &TensorView<'_>) -> IxDyn {
+fn empty_shape(view: &TensorMeta<'_>) -> IxDyn {
     let shape: Vec<usize> = view.shape().iter().map(|&d| d as usize).collect();
     IxDyn(&shape)
 }
 
 /// What `ndarray`'s constructor over an empty slice can refuse: an element count past
 /// `isize::MAX`, which validation has refused before.
-fn empty_refused(view: &TensorView<'_>) -> TensorError {
+fn empty_refused(view: &TensorMeta<'_>) -> TensorError {
     TensorError::TooManyElements {
         shape: view.shape().into(),
     }
@@ -159,7 +160,7 @@ impl<'a> TensorViewMut<'a> {
     pub fn as_array_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>, Error> {
         // SAFETY: the memory is exclusively ours for 'a (constructor's contract) and lent out
         // for the borrow of `self`.
-        unsafe { array_mut(self.inner()) }
+        unsafe { array_mut(self) }
     }
 
     /// A mutable `ndarray` view for the whole lifetime.
@@ -176,7 +177,7 @@ impl<'a> TensorViewMut<'a> {
     /// ```
     pub fn into_array_mut<T: Element>(self) -> Result<ArrayViewMutD<'a, T>, Error> {
         // SAFETY: as `as_array_mut`, for 'a: `self` is consumed.
-        unsafe { array_mut(self.inner()) }
+        unsafe { array_mut(&self) }
     }
 }
 
@@ -185,7 +186,7 @@ impl<'a> TensorViewMut<'a> {
 /// # Safety
 ///
 /// The memory is writable and accessed by nobody else for `'b`.
-unsafe fn array_mut<'b, T: Element>(view: &TensorView<'_>) -> Result<ArrayViewMutD<'b, T>, Error> {
+unsafe fn array_mut<'b, T: Element>(view: &TensorMeta<'_>) -> Result<ArrayViewMutD<'b, T>, Error> {
     let layout = view.layout();
     check_nested(layout.shape, &layout.strides)?;
     let Some(raw) = raw_parts::<T>(view)? else {
@@ -249,7 +250,7 @@ unsafe impl<A: Element, D: Dimension + 'static> TensorOwner for ArcArray<A, D> {
     fn describe(&mut self) -> TensorParts<'_> {
         TensorParts::host(self.as_ptr().cast_mut(), self.shape())
             .with_strides(self.strides())
-            .read_only()
+            .with_flags(Flags::READ_ONLY)
     }
 }
 
@@ -267,7 +268,10 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for Array<A, D> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        ManagedTensor::from_owner_flagged(self.to_owned(), Flags::IS_COPIED)
+        Ok(ManagedTensor::from_owner_flagged(
+            self.to_owned(),
+            Flags::IS_COPIED,
+        )?)
     }
 }
 
@@ -284,7 +288,10 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArrayView<'_, A, D> 
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        ManagedTensor::from_owner_flagged(self.to_owned(), Flags::IS_COPIED)
+        Ok(ManagedTensor::from_owner_flagged(
+            self.to_owned(),
+            Flags::IS_COPIED,
+        )?)
     }
 }
 

@@ -72,7 +72,7 @@ pub(crate) struct Layout<'a> {
 ///
 /// When `ndim > 0`, a non-null, aligned `shape` (and `strides`) must point to `ndim` readable
 /// `int64_t` values that stay unchanged for `'a`.
-// Inlined, as are `extent`, `TensorView::new` and the `view` methods: the `Layout` is built in
+// Inlined, as are `extent`, `TensorMeta::new` and the `view` methods: the `Layout` is built in
 // its final place instead of being copied through three return slots, which took a third of
 // the time of an import, validation and typed slice at rank 1 (benches/, `import` group).
 #[inline]

@@ -1,25 +1,24 @@
 //! [`TensorViewMut`]: a validated, exclusive view that may write the elements.
 
-use core::ffi::c_void;
 use core::fmt;
 use core::marker::PhantomData;
-use core::ops::Range;
+use core::ops::Deref;
 
 use super::error::TensorError;
 use super::flags::Flags;
 use super::host::{Walk, check_align, check_bools, check_distinct};
-use super::iter::{Iter, IterMut};
+use super::iter::IterMut;
+use super::meta::TensorMeta;
 use super::validate::StridesRule;
 use super::view::TensorView;
-use crate::data_type::DataType;
-use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::{DLPackVersion, DLTensor};
 
-/// A validated, exclusive view of a tensor that may write its elements: everything
-/// [`TensorView`] offers, plus mutable slices, mutable iteration and (feature `ndarray`)
-/// `ArrayViewMutD`.
+/// A validated, exclusive view of a tensor that may write its elements: mutable slices, mutable
+/// iteration and (feature `ndarray`) `ArrayViewMutD`. It dereferences to the metadata
+/// ([`TensorMeta`]), as [`TensorView`] does, and lends a [`TensorView`] to read
+/// ([`view`](Self::view)).
 ///
 /// Made by [`ManagedTensor::view_mut`](crate::ManagedTensor::view_mut), which refuses a tensor
 /// flagged `READ_ONLY`. Mutable strided access refuses strides that reach an element from two
@@ -38,33 +37,25 @@ use crate::ffi::{DLPackVersion, DLTensor};
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 pub struct TensorViewMut<'a> {
-    inner: TensorView<'a>,
+    meta: TensorMeta<'a>,
+    /// What the view grants: exclusive access to the elements, for `'a`.
     _data: PhantomData<&'a mut [u8]>,
 }
 
-// SAFETY: a mutable view grants what `&'a mut [u8]` grants: exclusive access to plain memory.
-unsafe impl Send for TensorViewMut<'_> {}
-// SAFETY: `&TensorViewMut` grants only reads, as `&&mut [u8]` does.
-unsafe impl Sync for TensorViewMut<'_> {}
-
 impl<'a> TensorViewMut<'a> {
-    /// Validates `tensor` for writing.
+    /// A view that may write the tensor `meta` describes; refuses one flagged `READ_ONLY`.
     ///
     /// # Safety
     ///
-    /// As [`TensorView::new`], and the memory is writable and accessed by nobody else for 'a.
+    /// For `'a`, when the device is host-readable, the memory the metadata describes is
+    /// readable, initialised, writable and accessed by nobody else.
     #[inline]
-    pub(crate) unsafe fn new(
-        tensor: &'a DLTensor,
-        flags: Flags,
-        rule: StridesRule,
-    ) -> Result<Self, TensorError> {
-        if flags.contains(Flags::READ_ONLY) {
+    pub(crate) unsafe fn from_meta(meta: TensorMeta<'a>) -> Result<Self, TensorError> {
+        if meta.flags().contains(Flags::READ_ONLY) {
             return Err(TensorError::ReadOnly);
         }
         Ok(Self {
-            // SAFETY: forwarded from the caller.
-            inner: unsafe { TensorView::new(tensor, flags, rule)? },
+            meta,
             _data: PhantomData,
         })
     }
@@ -93,7 +84,7 @@ impl<'a> TensorViewMut<'a> {
     /// let version = DLPackVersion::CURRENT;
     /// let mut view = unsafe { TensorViewMut::from_dl_tensor(&raw, Flags::EMPTY, version)? };
     /// view.as_slice_mut::<i32>()?.iter_mut().for_each(|x| *x *= -1);
-    /// assert_eq!(view.as_slice::<i32>()?, [-1, -2, -3, -4]);
+    /// assert_eq!(view.view().as_slice::<i32>()?, [-1, -2, -3, -4]);
     /// // SAFETY: as above.
     /// let read_only = unsafe { TensorViewMut::from_dl_tensor(&raw, Flags::READ_ONLY, version) };
     /// assert!(read_only.is_err());
@@ -109,13 +100,11 @@ impl<'a> TensorViewMut<'a> {
         flags: Flags,
         version: DLPackVersion,
     ) -> Result<Self, Error> {
-        // SAFETY: the caller's contract is `new`'s.
-        Ok(unsafe { Self::new(tensor, flags, StridesRule::for_version(version))? })
-    }
-
-    #[cfg(feature = "ndarray")]
-    pub(crate) fn inner(&self) -> &TensorView<'a> {
-        &self.inner
+        // SAFETY: the caller's contract is `TensorMeta::new`'s and `from_meta`'s together.
+        unsafe {
+            let meta = TensorMeta::new(tensor, flags, StridesRule::for_version(version))?;
+            Ok(Self::from_meta(meta)?)
+        }
     }
 
     /// A read-only view for as long as this one is borrowed.
@@ -131,7 +120,9 @@ impl<'a> TensorViewMut<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn view(&self) -> TensorView<'_> {
-        self.inner.reborrow()
+        // SAFETY: the elements are readable for the borrow of `self`, during which nothing
+        // writes them: writing needs `&mut self`.
+        unsafe { TensorView::from_meta(self.meta.reborrow()) }
     }
 
     /// Gives up writing: a read-only view for the whole lifetime.
@@ -149,198 +140,8 @@ impl<'a> TensorViewMut<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn into_view(self) -> TensorView<'a> {
-        self.inner
-    }
-
-    /// The extents, one per dimension.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[3, 2])?;
-    /// assert_eq!(tensor.view_mut()?.shape(), [3, 2]);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn shape(&self) -> &[i64] {
-        self.inner.shape()
-    }
-
-    /// The strides in elements, one per dimension.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[3, 2])?;
-    /// assert_eq!(tensor.view_mut()?.strides(), [2, 1]);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn strides(&self) -> &[i64] {
-        self.inner.strides()
-    }
-
-    /// The number of dimensions.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[1, 3, 2])?;
-    /// assert_eq!(tensor.view_mut()?.ndim(), 3);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn ndim(&self) -> usize {
-        self.inner.ndim()
-    }
-
-    /// The number of elements.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[3, 2])?;
-    /// assert_eq!(tensor.view_mut()?.len(), 6);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// Whether the tensor has no elements.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut empty = ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 2])?;
-    /// let mut view = empty.view_mut()?;
-    /// assert!(view.is_empty());
-    /// assert_eq!(view.as_slice_mut::<u8>()?, [0; 0]);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
-    }
-
-    /// The data type of the elements.
-    ///
-    /// ```
-    /// use dlpack_core::{DataType, ManagedTensor};
-    /// let mut tensor = ManagedTensor::from_vec(vec![0_i16; 2], &[2])?;
-    /// assert_eq!(tensor.view_mut()?.dtype(), DataType::I16);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn dtype(&self) -> DataType {
-        self.inner.dtype()
-    }
-
-    /// The device the data lives on.
-    ///
-    /// ```
-    /// use dlpack_core::{Device, ManagedTensor};
-    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8], &[1])?;
-    /// assert_eq!(tensor.view_mut()?.device(), Device::CPU);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn device(&self) -> Device {
-        self.inner.device()
-    }
-
-    /// The producer's flags.
-    ///
-    /// ```
-    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
-    /// let mut copy: ManagedTensor = from_dlpack(&vec![1_u8, 2])?;
-    /// assert_eq!(copy.view_mut()?.flags(), Flags::IS_COPIED); // a copy is ours to write
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn flags(&self) -> Flags {
-        self.inner.flags()
-    }
-
-    /// The data pointer as the producer gave it.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let data = vec![1_u8, 2];
-    /// let address = data.as_ptr();
-    /// let mut tensor = ManagedTensor::from_vec(data, &[2])?;
-    /// assert_eq!(tensor.view_mut()?.data_ptr(), address.cast_mut().cast());
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn data_ptr(&self) -> *mut c_void {
-        self.inner.data_ptr().cast_mut()
-    }
-
-    /// The byte offset from the data pointer to the first element.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
-    /// assert_eq!(tensor.view_mut()?.byte_offset(), 0); // our exports point at the first element
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn byte_offset(&self) -> u64 {
-        self.inner.byte_offset()
-    }
-
-    /// The bytes the elements occupy, as offsets from the data pointer.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![0_f32; 6], &[2, 3])?;
-    /// assert_eq!(tensor.view_mut()?.byte_range(), 0..24);
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn byte_range(&self) -> Range<isize> {
-        self.inner.byte_range()
-    }
-
-    /// Whether the strides are compact row-major.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?;
-    /// let mut view = tensor.view_mut()?;
-    /// assert!(view.is_contiguous());
-    /// view.as_slice_mut::<u8>()?.fill(1); // so a mutable slice works
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn is_contiguous(&self) -> bool {
-        self.inner.is_contiguous()
-    }
-
-    /// The elements as a slice; see [`TensorView::as_slice`].
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
-    /// let view = tensor.view_mut()?;
-    /// assert_eq!(view.as_slice::<u8>()?, [1, 2]);
-    /// assert!(view.as_slice::<i8>().is_err()); // uint8 is not int8
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn as_slice<T: Element>(&self) -> Result<&[T], Error> {
-        self.view().as_slice()
-    }
-
-    /// The elements by value; see [`TensorView::iter`].
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2, 3], &[3])?;
-    /// let view = tensor.view_mut()?;
-    /// assert_eq!(view.iter::<u8>()?.max(), Some(3));
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn iter<T: Element>(&self) -> Result<Iter<'_, T>, Error> {
-        self.view().iter()
-    }
-
-    /// The elements copied into a `Vec` in row-major index order.
-    ///
-    /// ```
-    /// use dlpack_core::ManagedTensor;
-    /// let mut tensor = ManagedTensor::from_vec(vec![1_u8, 2, 3], &[3])?;
-    /// let copy = tensor.view_mut()?.to_vec::<u8>()?;
-    /// drop(tensor);
-    /// assert_eq!(copy, [1, 2, 3]); // outlives the tensor
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, Error> {
-        self.view().to_vec()
+        // SAFETY: `self` is consumed, so nothing writes the elements for the rest of 'a.
+        unsafe { TensorView::from_meta(self.meta) }
     }
 
     /// The elements as a mutable slice, with the checks of [`TensorView::as_slice`].
@@ -353,7 +154,7 @@ impl<'a> TensorViewMut<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn as_slice_mut<T: Element>(&mut self) -> Result<&mut [T], Error> {
-        let (first, len) = self.inner.slice_ptr::<T>()?;
+        let (first, len) = self.meta.slice_ptr::<T>()?;
         // SAFETY: `slice_ptr` checked the layout, type, alignment and bools; the memory is
         // exclusively ours for 'a (constructor's contract), lent out for the borrow of `self`.
         Ok(unsafe { core::slice::from_raw_parts_mut(first, len) })
@@ -371,7 +172,7 @@ impl<'a> TensorViewMut<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn into_slice_mut<T: Element>(self) -> Result<&'a mut [T], Error> {
-        let (first, len) = self.inner.slice_ptr::<T>()?;
+        let (first, len) = self.meta.slice_ptr::<T>()?;
         // SAFETY: as `as_slice_mut`, for 'a: `self` is consumed, so nothing else can reach it.
         Ok(unsafe { core::slice::from_raw_parts_mut(first, len) })
     }
@@ -387,7 +188,7 @@ impl<'a> TensorViewMut<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn as_bytes_mut(&mut self) -> Result<&mut [u8], Error> {
-        let (first, len) = self.inner.bytes_ptr()?;
+        let (first, len) = self.meta.bytes_ptr()?;
         // SAFETY: the bytes `bytes_ptr` checked, exclusively ours for the borrow of `self`.
         Ok(unsafe { core::slice::from_raw_parts_mut(first, len) })
     }
@@ -430,7 +231,7 @@ impl<'a> TensorViewMut<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn iter_mut<T: Element>(&mut self) -> Result<IterMut<'_, T>, Error> {
-        let view = &self.inner;
+        let view = &self.meta;
         view.check_type::<T>()?;
         let layout = view.layout();
         check_distinct(layout.shape, &layout.strides)?;
@@ -449,8 +250,27 @@ impl<'a> TensorViewMut<'a> {
     }
 }
 
+/// The metadata: shape, strides, data type, device, flags and where the elements lie.
+///
+/// ```
+/// use dlpack_core::{DataType, ManagedTensor};
+///
+/// let mut tensor = ManagedTensor::from_vec(vec![0_i16; 6], &[3, 2])?;
+/// let view = tensor.view_mut()?;
+/// assert_eq!((view.dtype(), view.shape(), view.strides()), (DataType::I16, &[3, 2][..], &[2, 1][..]));
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+impl<'a> Deref for TensorViewMut<'a> {
+    type Target = TensorMeta<'a>;
+
+    #[inline]
+    fn deref(&self) -> &TensorMeta<'a> {
+        &self.meta
+    }
+}
+
 impl fmt::Debug for TensorViewMut<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("TensorViewMut").field(&self.inner).finish()
+        self.meta.debug_as("TensorViewMut", f)
     }
 }

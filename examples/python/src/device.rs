@@ -4,6 +4,7 @@
 use dlpack_core::python::DeviceLike;
 use dlpack_core::{Device as DlDevice, DlpackDevice};
 use pyo3::prelude::*;
+use pyo3::types::{PyTuple, PyType};
 
 /// The devices `dlpack_demo` knows. Only [`Device::Cpu`] has memory it can allocate; the
 /// others exist so that tensors and device objects from elsewhere can be described.
@@ -31,8 +32,10 @@ impl Device {
 /// `dlpack_demo.Device`: a [`Device`] as a Python object, with `__dlpack_device__` (and no
 /// `__dlpack__`, so TVM FFI takes it for a device).
 ///
-/// `Device("cuda:0")`, `Device(paddle.CPUPlace())`, `Device(tvm_ffi.device("cpu"))`: the
-/// constructor takes a device name or any device object.
+/// `Device("cuda:0")`, `Device(paddle.CPUPlace())`, `Device(tvm_ffi.device("cpu"))`,
+/// `Device(torch.device("cpu"))`, `Device((1, 0))`: the constructor takes a device name, a
+/// `(device_type, device_id)` tuple or any device object. It is a value: it pickles, and
+/// `copy`/`deepcopy` return it as it is.
 #[pyclass(name = "Device", module = "dlpack_demo", frozen, eq, hash)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PyDevice(pub Device);
@@ -67,6 +70,24 @@ impl PyDevice {
     #[getter]
     fn index(&self) -> i32 {
         self.0.dl_device().device_id
+    }
+
+    /// Pickled as `Device(name)`.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
+        let name = slf.get().0.dl_device().to_string();
+        Ok((slf.as_any().get_type(), PyTuple::new(slf.py(), [name])?))
+    }
+
+    /// The device itself: it is a value.
+    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// The device itself: it is a value.
+    fn __deepcopy__<'py>(slf: Bound<'py, Self>, _memo: &Bound<'py, PyAny>) -> Bound<'py, Self> {
+        slf
     }
 }
 

@@ -5,7 +5,10 @@
 //!   `DlpackDevice`; Python sees `DType.float16` and `Device('cpu')`, objects whose classes
 //!   carry `__dlpack_data_type__` and `__dlpack_device__`.
 //! - Every function that takes a dtype or a device takes *any* object that speaks the
-//!   protocol: `empty((1, 2), dtype=paddle.float16)` works.
+//!   protocol, and the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and
+//!   array-api-strict, which do not (yet): `empty((1, 2), dtype=paddle.float16)`,
+//!   `empty((1, 2), dtype=numpy.float16)` and `empty((1, 2), dtype=torch.float16)` work; and
+//!   NumPy and JAX take our dtypes (`numpy.empty((1, 2), dtype=dlpack_demo.float16)`).
 //! - `Tensor` is a full DLPack producer (`__dlpack__`, `__dlpack_device__`) and
 //!   `from_dlpack` a full consumer, dispatching over tensors, dtypes and devices.
 //! - `live()` counts what is alive on the Rust side, so tests can prove nothing leaks.
@@ -16,6 +19,7 @@ mod device;
 mod dtype;
 mod live;
 mod memory;
+mod minifloat;
 mod scalar;
 mod tensor;
 
@@ -30,7 +34,7 @@ pub use tensor::Tensor;
 #[pymodule]
 mod dlpack_demo {
     use dlpack_core::python::{
-        DataTypeLike, DeviceLike, ProtocolKind, protocol_kind, read_tensor_device,
+        DataTypeLike, DeviceLike, ProtocolKind, protocol_kind, read_tensor_device, value_kind,
     };
     use dlpack_core::{DataType, Device as DlDevice};
     use pyo3::exceptions::PyTypeError;
@@ -62,8 +66,9 @@ mod dlpack_demo {
 
     /// `from_dlpack(obj, device=None, copy=None)`, dispatching as the RFC proposes: a tensor
     /// (`__dlpack__`, or a DLPack capsule) becomes a `Tensor` (zero-copy unless `copy=True`),
-    /// a dtype (`__dlpack_data_type__`) a `DType`, a device (`__dlpack_device__` alone) a
-    /// `Device`.
+    /// a dtype a `DType`, a device a `Device`: everything `dtype_of` and `device_of` take
+    /// (protocol objects, names, `(device_type, device_id)` tuples, TVM FFI's devices, and
+    /// the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict).
     #[pyfunction]
     #[pyo3(signature = (obj, device=None, copy=None))]
     fn from_dlpack<'py>(
@@ -72,7 +77,7 @@ mod dlpack_demo {
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = obj.py();
-        match protocol_kind(obj)? {
+        match value_kind(obj)? {
             Some(ProtocolKind::Tensor) => {
                 let device = device.map(|d| d.0);
                 #[cfg(feature = "cuda")]
@@ -102,7 +107,9 @@ mod dlpack_demo {
             }
             None => Err(PyTypeError::new_err(format!(
                 "from_dlpack() takes a tensor (__dlpack__ or a DLPack capsule), a data type \
-                 (__dlpack_data_type__) or a device (__dlpack_device__); got {}",
+                 (__dlpack_data_type__, a name, a NumPy, JAX, PyTorch or array-api-strict \
+                 dtype) or a device (__dlpack_device__, a name, a (device_type, device_id) \
+                 tuple, a TVM FFI, JAX, PyTorch or array-api-strict device); got {}",
                 obj.get_type().name()?
             ))),
         }
@@ -162,14 +169,39 @@ mod dlpack_demo {
             obj
         }
 
-        /// `kind(obj)`: `"tensor"`, `"dtype"`, `"device"` or `None`, as TVM FFI would see it.
+        /// `kind(obj)`: `"tensor"`, `"dtype"`, `"device"` or `None`, as TVM FFI would see it
+        /// (by the protocol methods alone).
         #[pyfunction]
         fn kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
-            Ok(protocol_kind(obj)?.map(|kind| match kind {
+            Ok(protocol_kind(obj)?.map(name))
+        }
+
+        /// `value_kind(obj)`: `"tensor"`, `"dtype"`, `"device"` or `None`, as `from_dlpack`
+        /// dispatches (the protocol, then the objects of other libraries and names).
+        #[pyfunction]
+        fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
+            Ok(super::value_kind(obj)?.map(name))
+        }
+
+        fn name(kind: ProtocolKind) -> &'static str {
+            match kind {
                 ProtocolKind::Tensor => "tensor",
                 ProtocolKind::DataTypeObject => "dtype",
                 ProtocolKind::DeviceObject => "device",
-            }))
+            }
+        }
+
+        /// The classes' `__module__` is this module, which `sys.modules` holds under its full
+        /// name, so that pickle finds them (and `repr()` of the classes names them right).
+        #[pymodule_init]
+        fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+            let py = m.py();
+            let name = "dlpack_demo.dlpack";
+            for class in [py.get_type::<PyDataType>(), py.get_type::<PyDevice>()] {
+                class.setattr("__module__", name)?;
+            }
+            py.import("sys")?.getattr("modules")?.set_item(name, m)?;
+            Ok(())
         }
     }
 

@@ -61,8 +61,10 @@ impl Tensor {
                     .map_err(|_| PyValueError::new_err(format!("extent {extent} is too large")))?,
             );
         }
-        let bytes = count
-            .checked_mul(dtype.data_type().itemsize())
+        // Sub-byte elements (`float4_e2m1fn`) are packed, two to a byte.
+        let bytes = dtype
+            .data_type()
+            .packed_size(count)
             .ok_or_else(|| PyValueError::new_err(format!("shape {shape:?} is too large")))?;
         let memory = match device {
             Device::Cpu => Memory::Owned(Buffer::zeroed(bytes, BUFFERS.track())?),
@@ -91,8 +93,14 @@ impl Tensor {
             .map_err(|err| PyValueError::new_err(err.to_string()))
     }
 
-    /// `[0, 1, …, n - 1]` (for `bool`: `[False, True, True, …]`).
+    /// `[0, 1, …, n - 1]` (for `bool`: `[False, True, True, …]`), each converted as `fill`
+    /// converts it. Not for `float4_e2m1fnx2`, whose elements are pairs.
     pub fn arange(py: Python<'_>, n: usize, dtype: DType) -> PyResult<Self> {
+        if dtype == DType::Float4E2M1FNx2 {
+            return Err(PyValueError::new_err(
+                "arange() makes numbers, and a float4_e2m1fnx2 element is a pair of them",
+            ));
+        }
         let tensor = Self::zeros(&[n], dtype)?;
         for (i, element) in tensor.elements().enumerate() {
             let value = if dtype == DType::Bool {
@@ -102,7 +110,7 @@ impl Tensor {
             };
             let bytes = scalar::encode(dtype, &value)?;
             // SAFETY: element `i` of a fresh compact buffer of `dtype`, `bytes.len()` bytes.
-            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), element, bytes.len()) };
+            unsafe { scalar::store(dtype, element, &bytes) };
         }
         Ok(tensor)
     }
@@ -155,9 +163,10 @@ impl Tensor {
         let (shape, strides) = (view.shape().to_vec(), view.strides().to_vec());
         let byte_offset = view.byte_offset();
         let read_only = view.flags().contains(Flags::READ_ONLY);
-        if view.is_packed() {
+        if view.dtype().size_in_bits() < 8 && !view.is_packed() {
             return Err(PyBufferError::new_err(format!(
-                "dlpack_demo has no packed {} tensors",
+                "dlpack_demo stores {} packed, two to a byte, and this tensor is padded, one to \
+                 a byte (IS_SUBBYTE_TYPE_PADDED)",
                 view.dtype()
             )));
         }
@@ -214,16 +223,39 @@ impl Tensor {
         DlDevice::CPU.can_access(self.shared.device.dl_device())
     }
 
-    /// The address of each element, in row-major order. Only for host tensors.
-    fn elements(&self) -> impl Iterator<Item = *mut u8> + '_ {
+    /// Whether the elements are of a sub-byte type, packed two to a byte.
+    fn packed(&self) -> bool {
+        self.shared.dtype.data_type().size_in_bits() < 8
+    }
+
+    /// The bytes the elements take: all of them compact, packed or not.
+    fn byte_len(&self) -> usize {
+        let count = self.count();
+        // The tensor's extent was checked when it was made, so this does not overflow.
+        (self.shared.dtype.data_type().packed_size(count)).unwrap_or(count)
+    }
+
+    /// Where each element is, in row-major order. Only for host tensors.
+    fn elements(&self) -> impl Iterator<Item = scalar::Element> + '_ {
         let itemsize = self.shared.dtype.data_type().itemsize() as isize;
+        let packed = self.packed();
         let first = self
             .shared
             .data
             .0
             .wrapping_add(self.shared.layout.byte_offset() as usize);
-        offsets(self.shared.layout.shape(), self.shared.layout.strides())
-            .map(move |offset| first.wrapping_offset(offset as isize * itemsize))
+        // Packed elements have compact strides (checked when the tensor was made): element
+        // `i` is in byte `i / 2`, the first of each pair in the low bits.
+        offsets(self.shared.layout.shape(), self.shared.layout.strides()).map(move |offset| {
+            if packed {
+                scalar::Element {
+                    ptr: first.wrapping_offset(offset as isize / 2),
+                    shift: 4 * (offset % 2) as u32,
+                }
+            } else {
+                scalar::Element::at(first.wrapping_offset(offset as isize * itemsize))
+            }
+        })
     }
 
     fn require_host(&self, what: &str) -> PyResult<()> {
@@ -257,12 +289,22 @@ impl Tensor {
         self.require_host("a copy")?;
         let shape: Vec<usize> = self.extents().collect();
         let copy = Tensor::zeros(&shape, self.shared.dtype)?;
+        if self.packed() {
+            let (from, to) = (self.elements().next(), copy.elements().next());
+            if let (Some(from), Some(to)) = (from, to) {
+                // SAFETY: packed tensors are compact: both hold `byte_len()` bytes of host
+                // memory from their first element (the source validated on import or laid out
+                // here, the destination a fresh buffer), in different buffers.
+                unsafe { core::ptr::copy_nonoverlapping(from.ptr, to.ptr, self.byte_len()) };
+            }
+            return Ok(copy);
+        }
         let itemsize = self.shared.dtype.data_type().itemsize();
         for (from, to) in self.elements().zip(copy.elements()) {
             // SAFETY: both point to `itemsize` bytes of host memory inside their tensors'
             // extents (the source validated on import or laid out here, the destination a
             // fresh compact buffer); the buffers differ, so the ranges do not overlap.
-            unsafe { core::ptr::copy_nonoverlapping(from, to, itemsize) };
+            unsafe { core::ptr::copy_nonoverlapping(from.ptr, to.ptr, itemsize) };
         }
         Ok(copy)
     }
@@ -327,7 +369,7 @@ impl Tensor {
 
     #[getter]
     fn ndim(&self) -> usize {
-        self.shared.layout.ndim()
+        self.shared.layout.shape().len()
     }
 
     #[getter]
@@ -367,7 +409,9 @@ impl Tensor {
         nest(py, self.shared.layout.shape(), &mut flat.into_iter())
     }
 
-    /// Sets every element to `value` (a bool, int, float or complex the dtype can hold).
+    /// Sets every element to `value`: a bool, an int (`__index__`), a float (`__float__`) or a
+    /// complex number (`__complex__`; NumPy's scalars included) the dtype can hold; see
+    /// `scalar.rs` for the rules.
     fn fill(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
         if self.shared.read_only {
             return Err(PyValueError::new_err("the tensor is read-only"));
@@ -379,9 +423,10 @@ impl Tensor {
         }
         self.require_host("fill()")?;
         for element in self.elements() {
-            // SAFETY: a writable host element of `itemsize == bytes.len()` bytes inside the
-            // tensor's extent (see `elements`); the producer did not flag it READ_ONLY.
-            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), element, bytes.len()) };
+            // SAFETY: a writable host element of `itemsize == bytes.len()` bytes (for a packed
+            // type, the byte holding it) inside the tensor's extent (see `elements`); the
+            // producer did not flag it READ_ONLY.
+            unsafe { scalar::store(self.shared.dtype, element, &bytes) };
         }
         Ok(())
     }

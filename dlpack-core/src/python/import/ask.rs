@@ -54,6 +54,12 @@ pub(crate) fn take_tensor(
     let method = obj.getattr(intern!(py, "__dlpack__"))?;
     let capsule = match method.call((), Some(&kwargs)) {
         Ok(capsule) => capsule,
+        // A producer that cannot copy (TVM FFI refuses `copy=True`) shares instead, and
+        // `settle` makes the copy, as the array API standard lets a consumer do.
+        Err(err) if copy == Some(true) && err.is_instance_of::<PyBufferError>(py) => {
+            kwargs.del_item(intern!(py, "copy"))?;
+            method.call((), Some(&kwargs))?
+        }
         // A producer from before DLPack 1.0 takes no `max_version` (nor `dl_device`, `copy`).
         Err(err) if err.is_instance_of::<PyTypeError>(py) => match stream {
             None => method.call0()?,

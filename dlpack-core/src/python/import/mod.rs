@@ -28,8 +28,10 @@ use crate::tensor::ManagedTensor;
 /// - `device`: the tensor must end up there; a producer that ignored the request is a
 ///   `BufferError`.
 /// - `copy=True`: the result never shares memory with `obj`. When the producer did not copy
-///   (a legacy producer cannot be asked to), the tensor is copied here into host memory (with
-///   feature `cuda`, a tensor in CUDA memory is copied on its device).
+///   (a legacy producer cannot be asked to) or refused to with a `BufferError` (TVM FFI does;
+///   it is then asked again without `copy=`), the tensor is copied here into host memory (with
+///   feature `cuda`, a tensor in CUDA memory is copied on its device), as the array API
+///   standard lets a consumer do.
 /// - `copy=False`: a producer that copied anyway is a `BufferError`.
 ///
 /// `stream`: without feature `cuda` it is left out of the call, and the tensor is read on the

@@ -56,6 +56,50 @@ fn from_dlpack_copies_when_the_producer_did_not() {
 }
 
 #[test]
+fn from_dlpack_copies_itself_when_the_producer_refuses_to() {
+    with_python(|py| {
+        // TVM FFI's tensors refuse `copy=True` with a BufferError.
+        let class = eval(
+            py,
+            "class NoCopy:\n    def __init__(self, capsule): self.capsule, self.asked = capsule, []\n    def __dlpack_device__(self): return (1, 0)\n    def __dlpack__(self, **kwargs):\n        self.asked.append(sorted(kwargs))\n        if kwargs.get('copy'): raise BufferError('no copies here')\n        return self.capsule\n",
+            "NoCopy",
+        )?;
+        let original = ManagedTensor::from_vec(vec![3_i32, 4], &[2])?;
+        let data = original.view()?.data_ptr();
+        let producer = class.call1((versioned_capsule(py, original)?,))?;
+        let copy = from_dlpack(&producer, Some(Device::CPU), Some(true))?;
+        assert!(copy.flags().contains(Flags::IS_COPIED));
+        assert_ne!(copy.view()?.data_ptr(), data);
+        assert_eq!(copy.view()?.as_slice::<i32>()?, [3, 4]);
+        // Asked with `copy=True`, then again without it (and with the rest as before).
+        let asked: Vec<Vec<String>> = producer.getattr("asked")?.extract()?;
+        assert_eq!(
+            asked,
+            [
+                vec!["copy", "dl_device", "max_version"],
+                vec!["dl_device", "max_version"]
+            ]
+        );
+        // Any other refusal, or one of `copy=False`, goes through unchanged.
+        let producer = class.call1((versioned_capsule(
+            py,
+            ManagedTensor::from_vec(vec![1_u8], &[1])?,
+        )?,))?;
+        let err = eval(
+            py,
+            "class Refuses:\n    def __dlpack_device__(self): return (1, 0)\n    def __dlpack__(self, **kwargs): raise BufferError('never')\n",
+            "Refuses",
+        )?
+        .call0()
+        .and_then(|refuses| from_dlpack(&refuses, None, Some(true)))
+        .unwrap_err();
+        assert!(err.is_instance_of::<PyBufferError>(py) && err.to_string().contains("never"));
+        drop(from_dlpack(&producer, None, Some(false))?);
+        Ok(())
+    });
+}
+
+#[test]
 fn from_dlpack_checks_what_it_is_given() {
     with_python(|py| {
         let err = from_dlpack(&3_i32.into_pyobject(py)?.into_any(), None, None).unwrap_err();

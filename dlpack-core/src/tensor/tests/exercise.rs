@@ -20,7 +20,7 @@ use super::dlpack::ffi::{
     DLDataTypeCode, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned, DLPackVersion,
     DLTensor,
 };
-use super::dlpack::tensor::{Flags, TensorError};
+use super::dlpack::tensor::{Flags, TensorError, ToDlpackTensor};
 use super::dlpack::{
     DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut,
 };
@@ -427,7 +427,7 @@ fn reads(r: &Reader<'_>, view: &TensorView<'_>, address: usize, outcome: &mut Ou
         assert_eq!(bytes, r.span());
     });
     if v.count <= LIMIT {
-        expect(outcome, v.copy(address), view.to_managed_tensor(), |copy| {
+        expect(outcome, v.copy(address), view.to_dlpack_tensor(), |copy| {
             assert_eq!(
                 copy.flags() - Flags::IS_SUBBYTE_TYPE_PADDED,
                 Flags::IS_COPIED

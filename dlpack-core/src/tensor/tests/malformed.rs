@@ -2,7 +2,7 @@
 //! naming the field and the value, the deleter still runs once, and nothing panics.
 
 use super::{Data, Foreign};
-use crate::ffi::{DLDataTypeCode, DLPackVersion};
+use crate::ffi::{DLDataTypeCode, DLManagedTensorVersioned, DLPackVersion};
 use crate::tensor::{Flags, MAX_NDIM, TensorError};
 use crate::{DataType, Device, Error, ManagedTensor};
 
@@ -414,8 +414,9 @@ fn unsupported_versions_are_released() {
 
 #[test]
 fn null_pointers() {
+    let null: *mut DLManagedTensorVersioned = core::ptr::null_mut();
     // SAFETY: null is always allowed.
-    let err = unsafe { ManagedTensor::from_raw(core::ptr::null_mut()) }.unwrap_err();
+    let err = unsafe { ManagedTensor::from_raw(null) }.unwrap_err();
     assert_eq!(err, Error::Tensor(TensorError::NullPointer));
     // SAFETY: as above.
     let err = unsafe { crate::LegacyManagedTensor::from_raw(core::ptr::null_mut()) }.unwrap_err();

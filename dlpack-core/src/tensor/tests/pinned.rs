@@ -55,11 +55,8 @@ fn unknown_flag_bits_are_kept_on_import_and_refused_by_legacy_exports() {
     let drops = super::Counter::default();
     let mut probe = Probe::new(&[2], &drops);
     probe.flags = Flags::from_bits_retain(NEWER);
-    let err = LegacyManagedTensor::from_owner(probe).unwrap_err();
-    assert!(matches!(
-        err,
-        Error::Tensor(TensorError::LegacyFlags { .. })
-    ));
+    let err = LegacyManagedTensor::export_owner(probe).unwrap_err();
+    assert!(matches!(err, TensorError::LegacyFlags { .. }));
     assert_eq!(drops.get(), 1);
     let mut probe = Probe::new(&[2], &drops);
     probe.flags = Flags::from_bits_retain(NEWER);

@@ -290,7 +290,9 @@ fn check_export(d: &Desc, owner: impl TensorOwner) -> Result<(), TestCaseError> 
     let d = d.clone();
     let expect = expected(&d);
     let tensor = if d.legacy {
-        LegacyManagedTensor::from_owner(owner).and_then(LegacyManagedTensor::into_versioned)
+        LegacyManagedTensor::export_owner(owner)
+            .map_err(Error::from)
+            .and_then(LegacyManagedTensor::into_versioned)
     } else {
         ManagedTensor::from_owner(owner)
     };

@@ -96,7 +96,7 @@ fn released_once_when_user_code_panics() {
 fn export_owner_dropped_once() {
     let drops = Counter::default();
     let t = ManagedTensor::from_owner(Probe::new(&[2, 2], &drops)).unwrap();
-    let legacy = LegacyManagedTensor::from_owner(Probe::new(&[4], &drops)).unwrap();
+    let legacy = LegacyManagedTensor::export_owner(Probe::new(&[4], &drops)).unwrap();
     assert_eq!(drops.get(), 0);
     drop(t);
     drop(legacy);
@@ -115,7 +115,9 @@ fn refused(probe: impl FnOnce(&Counter) -> Probe, legacy: bool) -> TensorError {
     let drops = Counter::default();
     let p = probe(&drops);
     let err = if legacy {
-        LegacyManagedTensor::from_owner(p).map(drop)
+        LegacyManagedTensor::export_owner(p)
+            .map(drop)
+            .map_err(Error::from)
     } else {
         ManagedTensor::from_owner(p).map(drop)
     }
@@ -210,7 +212,7 @@ fn export_errors_drop_the_owner_once() {
     );
     // Padded is fine for a type that is not sub-byte, and IS_COPIED is simply dropped.
     let drops = Counter::default();
-    let t = LegacyManagedTensor::from_owner(Probe {
+    let t = LegacyManagedTensor::export_owner(Probe {
         flags: Flags::IS_SUBBYTE_TYPE_PADDED | Flags::IS_COPIED,
         ..Probe::new(&[2], &drops)
     })

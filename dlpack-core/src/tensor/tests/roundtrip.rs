@@ -15,7 +15,7 @@ fn round_trip<T: Element + PartialEq + core::fmt::Debug>(values: &[T]) {
     let values = &values[..6];
     // Versioned, from_vec, through a raw pointer and back.
     let tensor = ManagedTensor::from_vec(values.to_vec(), &[2, 3]).unwrap();
-    assert_eq!(tensor.version(), DLPackVersion::CURRENT);
+    assert_eq!(tensor.as_raw().version, DLPackVersion::CURRENT);
     assert_eq!(tensor.flags(), Flags::EMPTY);
     // SAFETY: straight from `into_raw`.
     let tensor = unsafe { ManagedTensor::from_raw(tensor.into_raw()) }.unwrap();
@@ -49,7 +49,9 @@ fn round_trip<T: Element + PartialEq + core::fmt::Debug>(values: &[T]) {
     drop(arc);
     assert_eq!(Arc::strong_count(&shared), 1);
     // Legacy, and conversions both ways.
-    let legacy = LegacyManagedTensor::from_vec(values.to_vec(), &[6, 1]).unwrap();
+    let legacy = ManagedTensor::from_vec(values.to_vec(), &[6, 1])
+        .and_then(ManagedTensor::into_legacy)
+        .unwrap();
     // SAFETY: straight from `into_raw`.
     let legacy = unsafe { LegacyManagedTensor::from_raw(legacy.into_raw()) }.unwrap();
     assert_eq!(legacy.view().unwrap().as_slice::<T>().unwrap(), values);
@@ -128,7 +130,9 @@ fn ranks_zero_to_eight() {
         );
         assert_eq!(view.as_slice::<u32>().unwrap(), data);
         assert_eq!(view.iter::<u32>().unwrap().collect::<Vec<_>>(), data);
-        let legacy = LegacyManagedTensor::from_vec(data.clone(), &shape).unwrap();
+        let legacy = ManagedTensor::from_vec(data.clone(), &shape)
+            .and_then(ManagedTensor::into_legacy)
+            .unwrap();
         assert_eq!(legacy.view().unwrap().shape(), expect_shape);
     }
 }
@@ -250,7 +254,7 @@ fn non_cpu_exports_and_views() {
             TensorParts::new(ptr, Device::cuda(1), DataType::BF16, &[4_usize, 8])
                 .with_strides(&[1_i64, 4])
                 .with_byte_offset(512)
-                .read_only()
+                .with_flags(Flags::READ_ONLY)
         }
     }
     let mut tensor = ManagedTensor::from_owner(OnGpu).unwrap();
@@ -370,6 +374,21 @@ fn debug_output() {
         format!("{tensor:?}"),
         "ManagedTensor { version: 1.3, dtype: DataType(uint8), device: Device(cpu), shape: [2], strides: [1], flags: Flags(empty) }"
     );
+    // The legacy struct has no version and no flags to show.
+    let legacy = tensor.into_legacy().unwrap();
+    assert_eq!(
+        format!("{legacy:?}"),
+        "LegacyManagedTensor { dtype: DataType(uint8), device: Device(cpu), shape: [2], strides: [1] }"
+    );
+    // Both views show the metadata they share, under their own name.
+    let mut tensor = legacy.into_versioned().unwrap();
+    let fields = "dtype: DataType(uint8), device: Device(cpu), shape: [2], strides: [1], byte_offset: 0, flags: Flags(empty), ..";
+    let view = tensor.view().unwrap();
+    assert_eq!(format!("{view:?}"), format!("TensorView {{ {fields} }}"));
+    assert_eq!(format!("{:?}", *view), format!("TensorMeta {{ {fields} }}"));
+    drop(view);
+    let view = tensor.view_mut().unwrap();
+    assert_eq!(format!("{view:?}"), format!("TensorViewMut {{ {fields} }}"));
     let mut f = Foreign::of(&[0_u8], &[-1]);
     f.flags = 1;
     let (tensor, _) = f.import();
@@ -393,6 +412,6 @@ fn owners_may_hold_their_data_inline() {
         tensor.view().unwrap().as_slice::<f32>().unwrap(),
         [1.0, 2.0, 3.0, 40.0]
     );
-    let legacy = LegacyManagedTensor::from_owner(Inline([5.0; 4])).unwrap();
+    let legacy = LegacyManagedTensor::export_owner(Inline([5.0; 4])).unwrap();
     assert_eq!(legacy.view().unwrap().to_vec::<f32>().unwrap(), [5.0; 4]);
 }

@@ -46,11 +46,18 @@ impl Tensor {
     pub(super) fn cuda_fill(&self, ordinal: u32, pattern: &[u8]) -> PyResult<()> {
         self.require_compact("fill()")?;
         let stream = cuda::stream(ordinal)?;
-        // SAFETY: the tensor's `count()` compact elements start at its first element (our
-        // own allocation, or an import validated against its producer's extent), writable
+        // Packed elements, two to a byte: every byte holds the code twice.
+        let (count, pattern) = if self.packed() {
+            (self.byte_len(), &[pattern[0] | pattern[0] << 4][..])
+        } else {
+            (self.count(), pattern)
+        };
+        // SAFETY: the tensor's compact elements (`count` times `pattern`) start at its first
+        // element (our own allocation, or an import validated against its producer's extent),
+        // writable
         // (not READ_ONLY, checked by the caller); the memory outlives the queued memset: our
         // allocations are freed on this same stream, and imports wait for it before release.
-        unsafe { cuda::fill(&stream, self.first_address(), self.count(), pattern) }
+        unsafe { cuda::fill(&stream, self.first_address(), count, pattern) }
     }
 
     /// A compact copy on the same device, queued on the library's stream.
@@ -59,7 +66,7 @@ impl Tensor {
         let shape: Vec<usize> = self.extents().collect();
         let copy = Tensor::zeros_on(&shape, self.shared.dtype, self.shared.device)?;
         let stream = cuda::stream(ordinal)?;
-        let len = self.count() * self.shared.dtype.data_type().itemsize();
+        let len = self.byte_len();
         // SAFETY: `len` bytes of compact elements on both sides (see `cuda_fill`), in two
         // different allocations on `cuda:{ordinal}`, both outliving the queued copy (`copy` is
         // freed on this stream).

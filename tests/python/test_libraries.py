@@ -1,0 +1,286 @@
+"""Dtypes, devices and tensors with the libraries that do not carry the dtype/device protocol:
+NumPy (with ml_dtypes), JAX and array-api-strict. PyTorch is in test_torch.py.
+
+Both ways, for every dtype both sides have: their dtype and device objects are read by class
+(nothing of theirs is imported by dlpack_demo), ours are read by NumPy and JAX through NumPy's
+`dtype` attribute; tensors cross through DLPack in both directions. The name mapping is checked
+against what the libraries export: a dtype object must read as the dtype of a tensor of it.
+"""
+
+import math
+import sys
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+import dlpack_demo
+from dlpack_demo import DType, Device
+
+# JAX hands out int64/float64 arrays as 32-bit copies unless this is set.
+jax.config.update("jax_enable_x64", True)
+
+NUMPY_NATIVE = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                "uint64", "float16", "float32", "float64", "complex64", "complex128"]
+FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e4m3b11fnuz",
+          "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu"]
+# The dtypes of ours that ml_dtypes adds to NumPy.
+ML_DTYPES = ["bfloat16", *FLOAT8, "float4_e2m1fn", "complex32"]
+# Every dtype of ours JAX has (JAX has no complex32).
+JAX = [*NUMPY_NATIVE, "bfloat16", *FLOAT8, "float4_e2m1fn"]
+
+
+def scalar_type(name):
+    """NumPy's scalar type for one of our dtype names (ml_dtypes' for the types NumPy lacks)."""
+    return getattr(ml_dtypes, name) if name in ML_DTYPES else getattr(np, name)
+
+
+def python_values(array):
+    """The elements of a NumPy array (ml_dtypes' included) as Python scalars, as tolist() gives."""
+    if array.dtype.kind in "biu":
+        return array.tolist()
+    if array.dtype.name.startswith("complex"):
+        return array.astype(np.complex128).tolist()
+    return array.astype(np.float64).tolist()
+
+
+def same(a, b):
+    """Equal as values, NaN equal to NaN and -0.0 told from 0.0."""
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    return a == b
+
+
+# --- NumPy and ml_dtypes ------------------------------------------------------------------------
+
+
+def test_the_rfc_example_both_ways_with_numpy():
+    t = dlpack_demo.empty((1, 2), dtype=np.float16)
+    assert repr(t) == "Tensor(shape=(1, 2), dtype=float16, device=cpu)"
+    a = np.empty((1, 2), dtype=dlpack_demo.float16)
+    assert a.dtype == np.float16 and a.shape == (1, 2)
+
+
+@pytest.mark.parametrize("name", [*NUMPY_NATIVE, *ML_DTYPES])
+def test_numpy_dtypes_both_ways(name):
+    ours = getattr(DType, name)
+    # Theirs to ours: the scalar type, its dtype, an array's dtype.
+    for theirs in (scalar_type(name), np.dtype(scalar_type(name)), np.zeros(1, scalar_type(name)).dtype):
+        assert DType(theirs) == ours
+        assert dlpack_demo.dtype_of(theirs) == ours
+        assert dlpack_demo.empty((2,), dtype=theirs).dtype == ours
+        assert dlpack_demo.dlpack.data_type(theirs) == dlpack_demo.dlpack.DataType(name)
+    # Ours to theirs, through the `dtype` attribute.
+    assert ours.dtype == np.dtype(scalar_type(name))
+    assert np.empty((1, 2), dtype=ours).dtype == np.dtype(scalar_type(name))
+    assert np.dtype(dlpack_demo.dlpack.DataType(name)) == np.dtype(scalar_type(name))
+
+
+def test_numpy_scalar_types_are_read_by_what_they_are_not_their_names():
+    # NumPy's aliases are the same types; the platform's long double is not binary128.
+    assert dlpack_demo.dtype_of(np.double) == DType.float64
+    assert dlpack_demo.dtype_of(np.intc) == DType.int32
+    assert dlpack_demo.dtype_of(np.dtype("<f4")) == DType.float32
+    if np.dtype(np.longdouble).itemsize > 8:
+        with pytest.raises(ValueError, match=r"dtype\('float128'\) has no DLPack data type .*not IEEE"):
+            dlpack_demo.dtype_of(np.longdouble)
+
+
+@pytest.mark.parametrize(
+    "theirs, error, message",
+    [
+        (np.dtype(">f4"), ValueError, r"dtype\('>f4'\) is in the other byte order"),
+        (np.dtype("U3"), ValueError, r"dtype\('<U3'\) has no DLPack data type"),
+        (np.dtype("O"), ValueError, r"dtype\('O'\) has no DLPack data type"),
+        (np.dtype("V8"), ValueError, r"dtype\('V8'\) has no DLPack data type"),
+        (np.datetime64, ValueError, r"dtype\('<M8'\) has no DLPack data type"),
+        (np.floating, TypeError, r"np.floating"),  # NumPy's own refusal of an abstract type
+        (float, TypeError, r"expected a data type: .*; got the class float"),
+        (ml_dtypes.int4, ValueError, r"no DLPack data type for int4; it supports"),  # not a DType
+    ],
+)
+def test_numpy_dtypes_without_a_dlpack_data_type(theirs, error, message):
+    with pytest.raises(error, match=message):
+        dlpack_demo.dtype_of(theirs)
+
+
+def test_ml_dtypes_int4_is_a_dlpack_data_type_even_though_dtype_has_none():
+    # DLPack has int4; no producer exports it (JAX refuses, PyTorch sends int8), so DType has no
+    # int4, but the generic DataType reads and gives it.
+    int4 = dlpack_demo.dlpack.data_type(ml_dtypes.int4)
+    assert (int4.code, int4.bits, int4.lanes) == (0, 4, 1)
+    assert int4.dtype == np.dtype(ml_dtypes.int4)
+
+
+def test_our_dtypes_that_numpy_cannot_have():
+    with pytest.raises(TypeError, match="float4_e2m1fnx2 has no NumPy dtype: neither NumPy nor ml_dtypes"):
+        np.empty(2, dtype=dlpack_demo.float4_e2m1fnx2)
+    with pytest.raises(TypeError, match="float32x4 has no NumPy dtype"):
+        np.dtype(dlpack_demo.dlpack.DataType("float32x4"))
+
+
+def test_without_ml_dtypes_the_error_names_the_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # `import ml_dtypes` now fails
+    with pytest.raises(TypeError, match=r"bfloat16 has no NumPy dtype without ml_dtypes: .*pip install ml-dtypes"):
+        np.empty(2, dtype=dlpack_demo.bfloat16)
+    with pytest.raises(TypeError, match=r"pip install ml-dtypes"):
+        dlpack_demo.dlpack.DataType("float8_e5m2").dtype
+    # NumPy's own types need nothing more.
+    assert np.empty(2, dtype=dlpack_demo.float16).dtype == np.float16
+
+
+# --- the float8 family and float4_e2m1fn against ml_dtypes, the reference -------------------------
+
+# Ties, values past the largest, subnormals, values below f32's range, infinities and NaN; the
+# last ones are just past a tie in float64 and on it in float32, through which ml_dtypes (and
+# PyTorch) convert.
+EDGES = [0.0, -0.0, 1.0, -1.0, 0.75, 3.0, 5.0, -2.5, 1e-9, -1e-9, 1e30, -1e30, math.inf, -math.inf,
+         math.nan, 0.1, 17.0, 250.0, 300.0, 440.0, 448.0, 460.0, 464.0, 470.0, 500.0, 57344.0,
+         61440.0, 65536.0, 2.0**-7, 2.0**-10, 2.0**-17, 3 * 2.0**-18, 2.0**-150, 15.5, 16.0, 15.75,
+         2.0**127, 1.4 * 2.0**127, 1.5 * 2.0**127, 2.0**-127, 1.5 * 2.0**-128, 6.0, 7.0, 5.5, 0.25,
+         1.0625 + 2.0**-40, 1.25 + 2.0**-40, 1.5 + 2.0**-40, 1e40]
+
+
+@pytest.mark.parametrize("name", [*FLOAT8, "float4_e2m1fn"])
+def test_fill_converts_as_ml_dtypes_does(name):
+    t = dlpack_demo.empty((3,), dtype=name)
+    for value in EDGES:
+        if math.isnan(value) and name == "float4_e2m1fn":
+            with pytest.raises(ValueError, match="float4_e2m1fn has no NaN to store"):
+                t.fill(value)
+            continue
+        t.fill(value)
+        with np.errstate(over="ignore"):  # NumPy warns of what it turns into inf or NaN
+            expected = float(np.array([value]).astype(scalar_type(name))[0])
+        got = t.tolist()
+        assert all(same(x, expected) for x in got), f"{name}: {value} -> {got}, ml_dtypes {expected}"
+
+
+@pytest.mark.parametrize("name", [*FLOAT8, "float4_e2m1fn"])
+def test_every_code_reads_as_ml_dtypes_reads_it(name):
+    # Every bit pattern, made by ml_dtypes, handed over by JAX (which packs float4_e2m1fn two
+    # to a byte, as DLPack does), read by us.
+    count = 16 if name == "float4_e2m1fn" else 256
+    codes = np.arange(count, dtype=np.uint8).view(scalar_type(name))
+    t = dlpack_demo.from_dlpack(jnp.asarray(codes))
+    assert t.dtype == getattr(DType, name)
+    got, expected = t.tolist(), codes.astype(np.float64).tolist()
+    assert all(same(a, b) for a, b in zip(got, expected)), (got, expected)
+
+
+@pytest.mark.parametrize("name", [*FLOAT8, "float4_e2m1fn", "bfloat16", "complex32"])
+def test_arange_matches_numpy_arange_cast(name):
+    t = dlpack_demo.arange(9, dtype=name)
+    expected = python_values(np.arange(9).astype(scalar_type(name)))
+    assert all(same(a, b) for a, b in zip(t.tolist(), expected)), (t.tolist(), expected)
+
+
+# --- JAX ------------------------------------------------------------------------------------------
+
+
+def jax_sample(name):
+    if name == "bool":
+        return jnp.array([True, False, True, True])
+    if name.startswith("complex"):
+        return (jnp.arange(4) + 1j * jnp.arange(4)[::-1]).astype(name)
+    if name == "float8_e8m0fnu":
+        return jnp.array([0.25, 1.0, 2.0, 64.0]).astype(name)
+    return jnp.arange(4).astype(getattr(jnp, name))
+
+
+@pytest.mark.parametrize("name", JAX)
+def test_jax_dtypes_both_ways(name):
+    ours = getattr(DType, name)
+    theirs = getattr(jnp, name)  # a class of JAX's own, whose `dtype` is NumPy's
+    assert DType(theirs) == ours and DType(jnp.dtype(theirs)) == ours
+    # ... and the same as the dtype JAX exports a tensor of it with.
+    assert dlpack_demo.dtype_of(jax_sample(name)) == ours
+    assert jnp.zeros(2, dtype=ours).dtype == jnp.dtype(theirs)
+    assert jnp.zeros(2, dtype=dlpack_demo.dlpack.DataType(name)).dtype == jnp.dtype(theirs)
+
+
+@pytest.mark.parametrize("name", JAX)
+def test_jax_tensors_both_ways(name):
+    x = jax_sample(name)
+    t = dlpack_demo.from_dlpack(x)
+    assert t.dtype == getattr(DType, name) and t.shape == (4,)
+    assert t.tolist() == python_values(np.asarray(x))
+    ours = dlpack_demo.arange(4, dtype=name)
+    if name == "float4_e2m1fn":
+        # JAX 0.10 on the CPU imports float4_e2m1fn from no producer, itself included.
+        with pytest.raises(Exception, match="only support default layout"):
+            jnp.from_dlpack(x)
+        with pytest.raises(Exception, match="only support default layout"):
+            jnp.from_dlpack(ours)
+        return
+    y = jnp.from_dlpack(ours)
+    assert y.dtype == jnp.dtype(getattr(jnp, name))
+    assert all(same(a, b) for a, b in zip(python_values(np.asarray(y)), ours.tolist()))
+
+
+def test_the_rfc_example_with_jax():
+    assert dlpack_demo.empty((1, 2), dtype=jnp.bfloat16).dtype == DType.bfloat16
+    assert jnp.zeros((1, 2), dtype=dlpack_demo.bfloat16).dtype == jnp.bfloat16
+
+
+def test_jax_devices():
+    cpu = jax.devices("cpu")[0]
+    assert Device(cpu) == Device("cpu") and dlpack_demo.device_of(cpu) == Device("cpu")
+    assert dlpack_demo.from_dlpack(cpu) == Device("cpu")
+    assert dlpack_demo.empty((1,), dtype="int8", device=cpu).device == Device("cpu")
+    # The device an array is on, and what its DLPack export says, agree.
+    x = jnp.zeros(2)
+    assert dlpack_demo.device_of(x) == Device(next(iter(x.devices())))
+
+
+# --- array-api-strict ---------------------------------------------------------------------------
+
+ARRAY_API = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float32", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("name", ARRAY_API)
+def test_array_api_strict_dtypes_and_tensors_both_ways(name):
+    import array_api_strict as xp
+
+    theirs = getattr(xp, name)
+    ours = getattr(DType, name)
+    assert DType(theirs) == ours and dlpack_demo.dtype_of(theirs) == ours
+    a = xp.asarray([0, 1, 2, 3], dtype=theirs)
+    assert dlpack_demo.dtype_of(a) == ours  # the same, through its DLPack export
+    t = dlpack_demo.from_dlpack(a)
+    assert t.dtype == ours and t.tolist() == np.asarray(a).tolist()
+    back = xp.from_dlpack(dlpack_demo.arange(4, dtype=ours))
+    assert back.dtype == theirs and np.asarray(back).tolist() == dlpack_demo.arange(4, dtype=ours).tolist()
+
+
+def test_array_api_strict_devices():
+    import array_api_strict as xp
+
+    # Every array-api-strict device is host memory: its arrays say (kDLCPU, 0).
+    for name in ["CPU_DEVICE", "device1", "device2"]:
+        device = xp.Device(name)
+        assert Device(device) == Device("cpu")
+        assert dlpack_demo.device_of(xp.asarray([1.0], device=device)) == Device(device)
+    assert dlpack_demo.empty((1,), dtype=xp.float32, device=xp.Device("CPU_DEVICE")).device == Device("cpu")
+
+
+# --- nothing is imported to read these --------------------------------------------------------
+
+
+def test_reading_imports_nothing():
+    import subprocess
+
+    code = (
+        "import sys, dlpack_demo\n"
+        "dlpack_demo.dtype_of('float16'); dlpack_demo.device_of((1, 0))\n"
+        "dlpack_demo.from_dlpack('int8')\n"
+        "try:\n    dlpack_demo.dtype_of(1.5)\nexcept TypeError:\n    pass\n"
+        "loaded = [m for m in ('numpy', 'torch', 'jax', 'ml_dtypes', 'array_api_strict') if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
