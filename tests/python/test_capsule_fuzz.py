@@ -12,7 +12,8 @@ fuzz/README.md). What this test holds the capsule path to:
   the producer's deleter runs exactly once, by the time the tensor is gone; a capsule left
   alone is never released by the consumer (its producer's destructor would do it);
 - an accepted tensor has the header's shape, and reading it yields one value per element
-  (made only when the header's elements lie inside the producer's buffer).
+  (made only when the header's elements lie inside the producer's buffer), or, on a device
+  the CPU cannot read, a BufferError that says so.
 """
 
 import ctypes
@@ -84,6 +85,8 @@ def _release(address):
     _alive.pop(address, None)
 
 
+# Device types whose memory the CPU reads: cpu, cuda_host, rocm_host, cuda_managed, tpu_host.
+HOST = {1, 3, 11, 13, 20}
 BUFFER = 1024
 DATA_AT = 512
 DTYPES = [
@@ -236,7 +239,10 @@ def test_hostile_capsules_are_consumed_safely(h):
     if result is not None:
         assert consumed
         assert list(result.shape) == h["shape"]
-        if inside(h, strides):
+        if h["device"][0] not in HOST:
+            with pytest.raises(BufferError, match="the host cannot read"):
+                result.tolist()
+        elif inside(h, strides):
             values = flatten(result.tolist())
             assert len(values) == math.prod(h["shape"])
         assert _released.get(address, 0) == 0, "released while the tensor lives"
