@@ -50,6 +50,7 @@ peers=(
   "array-api-strict==2.6.1"
   "maturin>=1.9.4,<2"
   "pytest>=8"
+  "hypothesis>=6"
 )
 if [[ $with_torch == 1 ]]; then
   peers+=("torch==2.15.0")
@@ -76,7 +77,8 @@ WITH_TORCH=$with_torch python - <<'PY'
 import importlib.metadata as md, importlib, os, shutil, sys
 modules = [("numpy", "numpy"), ("paddle", "paddlepaddle"), ("tvm_ffi", "apache-tvm-ffi"),
            ("jax", "jax"), ("jaxlib", "jaxlib"), ("ml_dtypes", "ml-dtypes"),
-           ("array_api_strict", "array-api-strict"), ("pytest", "pytest")]
+           ("array_api_strict", "array-api-strict"), ("pytest", "pytest"),
+           ("hypothesis", "hypothesis")]
 if os.environ["WITH_TORCH"] == "1":
     modules.append(("torch", "torch"))
 for module, dist in modules:

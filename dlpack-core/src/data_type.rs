@@ -10,6 +10,8 @@ use crate::error::Error;
 use crate::ffi::DLDataTypeCode;
 pub(crate) use crate::ffi::value::DataType;
 
+mod packed;
+
 /// The named constants, from the grammar's table: `F32 = float, 32 bits` and so on.
 macro_rules! named {
     ($($(#[$doc:meta])* $name:ident = $str:literal, $code:ident, $bits:literal;)*) => {
@@ -174,7 +176,8 @@ impl DataType {
     }
 
     /// Bytes that `count` elements take packed back to back (sub-byte types share bytes, the
-    /// last one rounded up), or `None` on overflow.
+    /// last one rounded up): `⌈count · bits · lanes / 8⌉`, or `None` when that exceeds
+    /// `usize::MAX`. Exact for every count, though `count · bits` itself may not fit.
     ///
     /// ```
     /// use dlpack_core::DataType;
@@ -182,12 +185,11 @@ impl DataType {
     /// assert_eq!(DataType::FLOAT6_E3M2FN.packed_size(4), Some(3));
     /// assert_eq!(DataType::F64.packed_size(5), Some(40));
     /// assert_eq!(DataType::F64.packed_size(usize::MAX), None);
+    /// // usize::MAX four-bit elements fit in half the address space, rounded up.
+    /// assert_eq!(DataType::FLOAT4_E2M1FN.packed_size(usize::MAX), Some(usize::MAX / 2 + 1));
     /// ```
     pub const fn packed_size(&self, count: usize) -> Option<usize> {
-        match count.checked_mul(self.size_in_bits() as usize) {
-            Some(bits) => Some(bits.div_ceil(8)),
-            None => None,
-        }
+        packed::packed_bytes(count, self.size_in_bits())
     }
 
     /// Whether values of this type are integers (signed, unsigned, or bool).

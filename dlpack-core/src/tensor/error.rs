@@ -156,8 +156,26 @@ pub enum TensorError {
         /// The strides.
         strides: Box<[i64]>,
     },
-    /// A mutable strided view whose strides reach some element from two indices.
+    /// Mutable strided access to a layout whose strides reach some element from two indices
+    /// (decided exactly; see [`TensorViewMut`](super::TensorViewMut)).
     Overlapping {
+        /// The shape.
+        shape: Box<[i64]>,
+        /// The strides.
+        strides: Box<[i64]>,
+    },
+    /// Mutable strided access to a layout whose strides do not nest and that the exact overlap
+    /// search could not decide within its bound (see [`TensorViewMut`](super::TensorViewMut)).
+    OverlapUndecided {
+        /// The shape.
+        shape: Box<[i64]>,
+        /// The strides.
+        strides: Box<[i64]>,
+    },
+    /// A mutable `ndarray` view of strides that do not nest (sorted by size, a stride does not
+    /// step past everything the smaller ones reach), which `ndarray` requires of mutable views
+    /// even where each element is reached once.
+    NotNested {
         /// The shape.
         shape: Box<[i64]>,
         /// The strides.
@@ -338,6 +356,19 @@ impl fmt::Display for TensorError {
             Self::Overlapping { shape, strides } => write!(
                 f,
                 "strides {} for shape {} reach some elements from two indices; a mutable view needs each element once",
+                Dims(strides),
+                Dims(shape)
+            ),
+            Self::OverlapUndecided { shape, strides } => write!(
+                f,
+                "strides {} for shape {} do not nest, and whether they reach some element from two indices is not decided within {} search steps; a mutable view needs each element once (read the tensor, or copy it)",
+                Dims(strides),
+                Dims(shape),
+                super::overlap::SEARCH_BOUND
+            ),
+            Self::NotNested { shape, strides } => write!(
+                f,
+                "strides {} for shape {} do not nest (sorted by size, each must step past everything the smaller ones reach), which an ndarray mutable view requires; use iter_mut",
                 Dims(strides),
                 Dims(shape)
             ),

@@ -10,7 +10,8 @@ use crate::ffi;
 ///
 /// Bits this crate does not know (set by a producer newer than DLPack 1.3) are kept, not
 /// dropped: [`Flags::from_bits_retain`] and [`Flags::bits`] round-trip every `u64`, and
-/// [`Debug`](fmt::Debug) prints them in hex.
+/// [`Debug`](fmt::Debug) prints them in hex. Views ignore them; a legacy export, which has no
+/// flags word, refuses them rather than drop what it cannot interpret.
 ///
 /// Both sides honour the flags: an export of a shared owner (`Arc<[T]>`, `ArcArray`) sets
 /// `READ_ONLY` and a copy sets `IS_COPIED`; on import, [`view_mut`](crate::ManagedTensor::view_mut)
@@ -94,7 +95,7 @@ impl Flags {
     /// ```
     pub const IS_SUBBYTE_TYPE_PADDED: Self = Self(ffi::DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
     /// Every flag DLPack 1.3 defines; the bits outside it come from a newer producer.
-    const KNOWN: Self =
+    pub(crate) const KNOWN: Self =
         Self(Self::READ_ONLY.0 | Self::IS_COPIED.0 | Self::IS_SUBBYTE_TYPE_PADDED.0);
 
     /// The flags of a raw `flags` word, unknown bits included.

@@ -1,8 +1,10 @@
 //! The checks made when host memory is about to be read as Rust values: alignment for the
-//! type, and for `bool`, that every byte is 0 or 1.
+//! type, for `bool` that every byte is 0 or 1, and for mutable access that each element is
+//! reached from one index only.
 
 use super::error::TensorError;
 use super::iter::Offsets;
+use super::overlap::{self, Overlap};
 use crate::element::Element;
 use crate::ffi::DLDataTypeCode;
 
@@ -64,4 +66,40 @@ pub(crate) unsafe fn check_bools<T: Element>(
         }
     }
     Ok(())
+}
+
+/// Refuses mutable access to a layout that reaches some element from two indices, or that
+/// [`overlap::decide`] leaves undecided.
+pub(crate) fn check_distinct(shape: &[i64], strides: &[i64]) -> Result<(), TensorError> {
+    match overlap::decide(shape, strides) {
+        Overlap::Disjoint => Ok(()),
+        Overlap::Overlapping => Err(TensorError::Overlapping {
+            shape: shape.into(),
+            strides: strides.into(),
+        }),
+        Overlap::Undecided => Err(TensorError::OverlapUndecided {
+            shape: shape.into(),
+            strides: strides.into(),
+        }),
+    }
+}
+
+/// Refuses a mutable `ndarray` view of strides that do not nest: `ndarray` requires it of
+/// mutable views (its constructor asserts it in debug builds), although disjoint layouts that
+/// do not nest exist. The error says which: overlapping, or only not nesting.
+#[cfg(feature = "ndarray")]
+pub(crate) fn check_nested(shape: &[i64], strides: &[i64]) -> Result<(), TensorError> {
+    if overlap::strides_nest(shape, strides) {
+        return Ok(());
+    }
+    match overlap::decide(shape, strides) {
+        Overlap::Overlapping => Err(TensorError::Overlapping {
+            shape: shape.into(),
+            strides: strides.into(),
+        }),
+        Overlap::Disjoint | Overlap::Undecided => Err(TensorError::NotNested {
+            shape: shape.into(),
+            strides: strides.into(),
+        }),
+    }
 }

@@ -172,7 +172,7 @@ impl<T> core::fmt::Debug for Iter<'_, T> {
 
 /// Mutable references to the elements of a mutable tensor view, in row-major index order.
 /// Made by [`TensorViewMut::iter_mut`](super::TensorViewMut::iter_mut), which refuses layouts
-/// whose strides reach an element twice.
+/// whose strides reach an element from two indices (decided exactly, within a search bound).
 ///
 /// ```
 /// use dlpack_core::ManagedTensor;

@@ -12,7 +12,9 @@ use crate::ffi::DLManagedTensor;
 /// The legacy struct has no version and no flags. On import, a null `strides` means compact
 /// row-major (it did before DLPack 1.2), a sub-byte type is packed, and nothing is read-only.
 /// On export, what it cannot say is refused rather than lost: a `READ_ONLY` owner (as NumPy
-/// refuses to export a read-only array this way) and a padded sub-byte type. `IS_COPIED` is
+/// refuses to export a read-only array this way), a padded sub-byte type, and flag bits
+/// DLPack 1.3 does not define (kept by [`ManagedTensor`], but a newer producer's flag may
+/// restrict use as `READ_ONLY` does, so dropping it is not known to be safe). `IS_COPIED` is
 /// dropped, which is harmless: the consumer treats the copy as shared.
 ///
 /// It is [`ManagedTensor`] over the legacy struct: the same views, raw access and release (see

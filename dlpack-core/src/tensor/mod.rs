@@ -109,7 +109,8 @@
 //! dtype, say). Reading its data adds, at the moment of reading:
 //!
 //! - the device must be readable by the CPU: `Device::CPU.can_access(device)`, i.e. `cpu`,
-//!   `cuda_host`, `cuda_managed`, `rocm_host` (see [`Device::can_access`](crate::Device::can_access));
+//!   `cuda_host`, `cuda_managed`, `rocm_host`, `tpu_host` (see
+//!   [`Device::can_access`](crate::Device::can_access));
 //! - the data pointer must be non-null, unless the tensor is empty (`dlpack.h` asks producers
 //!   to pass null for empty tensors), and the extent must lie inside the address space;
 //! - typed access needs the exact data type (`float32` is not read as `u32`), an address
@@ -117,7 +118,23 @@
 //!   any). `bool` data is checked to hold only bytes 0 and 1, since any other byte read as a
 //!   Rust `bool` would be undefined behaviour and not every producer normalises;
 //! - a mutable view refuses `READ_ONLY`, and mutable strided access refuses strides that reach
-//!   an element from two indices.
+//!   an element from two indices (see below).
+//!
+//! # Mutable strided access
+//!
+//! [`iter_mut`](TensorViewMut::iter_mut) hands out one `&mut` per index, so it needs every
+//! index to reach a different element. That is decided exactly: a zero stride or two equal
+//! strides overlap; strides that *nest* (sorted by size, each steps past everything the
+//! smaller ones reach) are disjoint at once; and the rest, such as shape `[3, 2]` with strides
+//! `[2, 3]` (offsets 0, 3, 2, 5, 4, 7), go to an exact integer search of at most 2^20 steps,
+//! which decides any layout of up to 16 384 elements, any with two interleaved axes, and most
+//! others. A layout the search cannot decide within its bound is refused with
+//! [`TensorError::OverlapUndecided`], which says so; read it, or copy it. Negative strides are
+//! decided as their mirror images.
+//!
+//! A mutable `ndarray` view (feature `ndarray`) needs more: `ndarray` requires the strides of
+//! a mutable view to nest (its constructor asserts it), so a disjoint layout that does not nest
+//! is refused there with [`TensorError::NotNested`], and `iter_mut` still takes it.
 //!
 //! # Threads
 //!
@@ -137,7 +154,8 @@
 //! import rules above before the tensor is handed out; an owner that exports the same layout
 //! many times can validate it once, as a [`CheckedLayout`], and describe itself with it. Shared owners (`Arc<[T]>`, `ArcArray`)
 //! export `READ_ONLY`; copies export `IS_COPIED`. A legacy export refuses what the legacy struct
-//! cannot say (`READ_ONLY`, padded sub-byte types) rather than lose it.
+//! cannot say (`READ_ONLY`, padded sub-byte types, flag bits DLPack 1.3 does not define)
+//! rather than lose it.
 
 // The files, each using only those above it (`.ci/check-cycles.py` holds them to it):
 // - `flags`, `error`, `validate`: the flags word, the refusals, the import rules on raw values.
@@ -163,6 +181,7 @@ mod legacy;
 mod meta;
 #[cfg(feature = "ndarray")]
 mod ndarray;
+mod overlap;
 mod owned;
 mod owner;
 mod raw;

@@ -30,11 +30,10 @@ use ndarray::{
 use super::error::TensorError;
 use super::exchange::{FromDlpackTensor, ToDlpackTensor};
 use super::flags::Flags;
-use super::host::{Walk, check_align, check_bools};
+use super::host::{Walk, check_align, check_bools, check_nested};
 use super::meta::TensorMeta;
 use super::owned::ManagedTensor;
 use super::owner::{TensorOwner, TensorParts};
-use super::validate;
 use super::view::TensorView;
 use super::view_mut::TensorViewMut;
 use crate::element::Element;
@@ -50,20 +49,15 @@ struct Raw {
     inverted: Vec<usize>,
 }
 
-/// The checks of typed access (no contiguity needed) and the view's raw parts.
-fn raw_parts<T: Element>(view: &TensorMeta<'_>) -> Result<Raw, TensorError> {
+/// The checks of typed access (no contiguity needed) and the view's raw parts, or `None` for an
+/// empty tensor (see [`empty_shape`]).
+fn raw_parts<T: Element>(view: &TensorMeta<'_>) -> Result<Option<Raw>, TensorError> {
     view.check_type::<T>()?;
     let layout = view.layout();
-    let shape: Vec<usize> = layout.shape.iter().map(|&d| d as usize).collect();
     let Some(first) = view.host_first()? else {
-        // Empty: any aligned, non-null pointer and compact strides will do.
-        return Ok(Raw {
-            low: core::ptr::NonNull::<T>::dangling().as_ptr().cast(),
-            strides: ndarray_default_strides(&shape),
-            shape,
-            inverted: Vec::new(),
-        });
+        return Ok(None);
     };
+    let shape: Vec<usize> = layout.shape.iter().map(|&d| d as usize).collect();
     check_align::<T>(first)?;
     // SAFETY: the elements' bytes are readable (validated extent, constructor's contract).
     unsafe { check_bools::<T>(first, || Walk::Strided(view.offsets()))? };
@@ -84,22 +78,31 @@ fn raw_parts<T: Element>(view: &TensorMeta<'_>) -> Result<Raw, TensorError> {
             inverted.push(axis);
         }
     }
-    Ok(Raw {
+    Ok(Some(Raw {
         low,
         shape,
         strides,
         inverted,
-    })
+    }))
 }
 
-fn ndarray_default_strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![0; shape.len()];
-    let mut step = 1usize;
-    for (s, &d) in strides.iter_mut().zip(shape).rev() {
-        *s = step;
-        step = step.saturating_mul(d.max(1));
+/// The shape of an empty tensor, for `ndarray`'s safe constructors over an empty slice, which
+/// check nothing an empty array could fail. From a pointer, an empty array would need strides
+/// that pass two of `ndarray`'s debug assertions at once: a bound on the offset the strides
+/// reach along every axis, empty or not (compact strides for shape `[2^62, 0]` overflow it),
+/// and, for a mutable view, a test of overlap that stops at the first axis of extent 0 in
+/// stride order (zero strides for shape `[2, 0]` fail it).
+fn empty_shape(view: &TensorMeta<'_>) -> IxDyn {
+    let shape: Vec<usize> = view.shape().iter().map(|&d| d as usize).collect();
+    IxDyn(&shape)
+}
+
+/// What `ndarray`'s constructor over an empty slice can refuse: an element count past
+/// `isize::MAX`, which validation has refused before.
+fn empty_refused(view: &TensorMeta<'_>) -> TensorError {
+    TensorError::TooManyElements {
+        shape: view.shape().into(),
     }
-    strides
 }
 
 impl<'a> TensorView<'a> {
@@ -118,7 +121,10 @@ impl<'a> TensorView<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn as_array<T: Element>(&self) -> Result<ArrayViewD<'a, T>, Error> {
-        let raw = raw_parts::<T>(self)?;
+        let Some(raw) = raw_parts::<T>(self)? else {
+            let empty = ArrayViewD::from_shape(empty_shape(self), &[]);
+            return Ok(empty.map_err(|_| empty_refused(self))?);
+        };
         // SAFETY: `low` is the lowest element; with the absolute strides every index reaches
         // an element inside the validated extent (at most isize::MAX bytes, a product of
         // non-zero dimensions at most isize::MAX), aligned, readable and unwritten for 'a.
@@ -137,7 +143,10 @@ impl<'a> TensorView<'a> {
 
 impl<'a> TensorViewMut<'a> {
     /// A mutable `ndarray` view of the elements for as long as this view is borrowed, for any
-    /// strides that reach each element once (negative ones included).
+    /// strides that nest (negative ones included), as `ndarray` requires of mutable views:
+    /// sorted by size, each stride steps past everything the smaller ones reach. A disjoint
+    /// layout that does not nest is refused with [`TensorError::NotNested`], and
+    /// [`iter_mut`](TensorViewMut::iter_mut) takes it.
     ///
     /// ```
     /// use dlpack_core::ManagedTensor;
@@ -179,14 +188,11 @@ impl<'a> TensorViewMut<'a> {
 /// The memory is writable and accessed by nobody else for `'b`.
 unsafe fn array_mut<'b, T: Element>(view: &TensorMeta<'_>) -> Result<ArrayViewMutD<'b, T>, Error> {
     let layout = view.layout();
-    if validate::overlaps(layout.shape, &layout.strides, layout.count) {
-        return Err(TensorError::Overlapping {
-            shape: layout.shape.into(),
-            strides: layout.strides.as_ref().into(),
-        }
-        .into());
-    }
-    let raw = raw_parts::<T>(view)?;
+    check_nested(layout.shape, &layout.strides)?;
+    let Some(raw) = raw_parts::<T>(view)? else {
+        let empty = ArrayViewMutD::from_shape(empty_shape(view), &mut []);
+        return Ok(empty.map_err(|_| empty_refused(view))?);
+    };
     // SAFETY: as in `as_array`, and every index reaches a distinct element (no overlap),
     // writable and exclusively ours for 'b (the caller's contract).
     let mut array = unsafe {

@@ -153,8 +153,9 @@ impl ManagedTensor {
 
     /// Re-exports as a legacy `DLManagedTensor` (for a consumer that asked for
     /// `max_version < 1.0`) without copying: the legacy tensor owns this one. Refuses a tensor
-    /// the legacy struct cannot describe faithfully (`READ_ONLY`, a padded sub-byte type), and
-    /// on any error this tensor is released. `IS_COPIED` is dropped.
+    /// the legacy struct cannot describe faithfully (`READ_ONLY`, a padded sub-byte type, flag
+    /// bits DLPack 1.3 does not define), and on any error this tensor is released.
+    /// `IS_COPIED` is dropped.
     ///
     /// ```
     /// use dlpack_core::ManagedTensor;
@@ -373,6 +374,11 @@ impl<M: Abi> ManagedTensor<M> {
     /// ```
     #[inline]
     pub fn view_mut(&mut self) -> Result<TensorViewMut<'_>, Error> {
+        // READ_ONLY first: no layout makes a read-only tensor writable, and the producer's
+        // refusal is the answer a caller can act on.
+        if self.flags().contains(Flags::READ_ONLY) {
+            return Err(TensorError::ReadOnly.into());
+        }
         let meta = self.meta()?;
         // SAFETY: as for `validated`; `&mut self` makes the access exclusive on our side, and
         // `from_raw`'s contract excludes other writers.

@@ -185,17 +185,18 @@ impl sealed::Managed for DLManagedTensor {
         Ok(())
     }
 
-    /// Refuses `READ_ONLY` (a consumer would write to data it must not, as NumPy refuses too)
-    /// and `IS_SUBBYTE_TYPE_PADDED` on a sub-byte type (the consumer would read padded bytes
-    /// as packed). `IS_COPIED` is dropped: a consumer that does not know it owns the copy
-    /// alone merely treats it as shared.
+    /// Refuses `READ_ONLY` (a consumer would write to data it must not, as NumPy refuses too),
+    /// `IS_SUBBYTE_TYPE_PADDED` on a sub-byte type (the consumer would read padded bytes as
+    /// packed), and bits DLPack 1.3 does not define (a newer producer's flag may restrict use
+    /// as `READ_ONLY` does, and this crate cannot tell). `IS_COPIED` is dropped: a consumer
+    /// that does not know it owns the copy alone merely treats it as shared.
     fn exported(
         dl_tensor: DLTensor,
         flags: Flags,
         manager_ctx: *mut c_void,
         deleter: Deleter<Self>,
     ) -> Result<Self, TensorError> {
-        let mut lost = flags & Flags::READ_ONLY;
+        let mut lost = (flags & Flags::READ_ONLY) | (flags - Flags::KNOWN);
         if dl_tensor.dtype.is_sub_byte() {
             lost |= flags & Flags::IS_SUBBYTE_TYPE_PADDED;
         }

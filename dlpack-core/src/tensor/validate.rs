@@ -316,27 +316,3 @@ pub(crate) fn extent(
         packed,
     })
 }
-
-/// Whether two different indices of a non-empty layout can reach the same element: sorting
-/// the axes of extent above 1 by |stride|, each stride must step past everything the smaller
-/// ones reach.
-pub(crate) fn overlaps(shape: &[i64], strides: &[i64], count: usize) -> bool {
-    if count == 0 {
-        return false;
-    }
-    let mut axes: Vec<(u64, u64)> = shape
-        .iter()
-        .zip(strides)
-        .filter(|&(&d, _)| d > 1)
-        .map(|(&d, &s)| (s.unsigned_abs(), d as u64))
-        .collect();
-    axes.sort_unstable();
-    let mut reach: u128 = 0;
-    for (stride, d) in axes {
-        if u128::from(stride) <= reach {
-            return true;
-        }
-        reach += u128::from(stride) * u128::from(d - 1);
-    }
-    false
-}

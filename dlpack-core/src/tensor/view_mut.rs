@@ -6,10 +6,10 @@ use core::ops::Deref;
 
 use super::error::TensorError;
 use super::flags::Flags;
-use super::host::{Walk, check_align, check_bools};
+use super::host::{Walk, check_align, check_bools, check_distinct};
 use super::iter::IterMut;
 use super::meta::TensorMeta;
-use super::validate::{self, StridesRule};
+use super::validate::StridesRule;
 use super::view::TensorView;
 use crate::element::Element;
 use crate::error::Error;
@@ -22,7 +22,8 @@ use crate::ffi::{DLPackVersion, DLTensor};
 ///
 /// Made by [`ManagedTensor::view_mut`](crate::ManagedTensor::view_mut), which refuses a tensor
 /// flagged `READ_ONLY`. Mutable strided access refuses strides that reach an element from two
-/// indices (a zero stride, say), since two `&mut` to one element would be undefined behaviour.
+/// indices (a zero stride, say), since two `&mut` to one element would be undefined behaviour;
+/// this is decided exactly, within a search bound (see the [module docs](super#mutable-strided-access)).
 ///
 /// ```
 /// use dlpack_core::ManagedTensor;
@@ -193,7 +194,32 @@ impl<'a> TensorViewMut<'a> {
     }
 
     /// Mutable references to the elements in row-major index order, for any strides that
-    /// reach each element once (negative ones included).
+    /// reach each element once (negative ones included), whether or not they nest.
+    ///
+    /// Refuses strides that reach some element from two indices ([`TensorError::Overlapping`]),
+    /// and the rare layout the exact search cannot decide within its bound
+    /// ([`TensorError::OverlapUndecided`]; see the [module docs](super#mutable-strided-access)).
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// // Shape [3, 2] with strides [2, 3]: offsets 0, 3, 2, 5, 4, 7, each once, though the
+    /// // strides do not nest. Bytes 1 and 6 belong to no element.
+    /// struct Interleaved(Vec<u8>);
+    /// // SAFETY: the 8 bytes hold every element the shape and strides reach, ours alone.
+    /// unsafe impl TensorOwner for Interleaved {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_mut_ptr(), &[3_usize, 2]).with_strides(&[2_i64, 3])
+    ///     }
+    /// }
+    /// let mut tensor = ManagedTensor::from_owner(Interleaved(vec![0; 8]))?;
+    /// for (i, x) in tensor.view_mut()?.iter_mut::<u8>()?.enumerate() {
+    ///     *x = 10 + i as u8;
+    /// }
+    /// assert_eq!(tensor.view()?.to_vec::<u8>()?, [10, 11, 12, 13, 14, 15]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     ///
     /// ```
     /// use dlpack_core::ManagedTensor;
@@ -208,13 +234,7 @@ impl<'a> TensorViewMut<'a> {
         let view = &self.meta;
         view.check_type::<T>()?;
         let layout = view.layout();
-        if validate::overlaps(layout.shape, &layout.strides, layout.count) {
-            return Err(TensorError::Overlapping {
-                shape: layout.shape.into(),
-                strides: layout.strides.as_ref().into(),
-            }
-            .into());
-        }
+        check_distinct(layout.shape, &layout.strides)?;
         let offsets = view.offsets();
         let Some(first) = view.host_first()? else {
             // SAFETY: no offsets, so nothing is reached.

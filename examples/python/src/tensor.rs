@@ -170,6 +170,13 @@ impl Tensor {
                 view.dtype()
             )));
         }
+        // DLPack lets a producer pass null data for an empty tensor only; the element paths
+        // below address memory from `data` themselves, without dlpack-core's typed accessors
+        // and their checks, so a null pointer with elements is refused here.
+        if !view.is_empty() && view.data_ptr().is_null() {
+            let elements = view.len();
+            return Err(buffer_error(TensorError::NullData { elements }.into()));
+        }
         drop(view);
         let memory = Memory::Foreign {
             tensor,

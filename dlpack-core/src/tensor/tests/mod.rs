@@ -1,5 +1,7 @@
 //! Tests of tensor exchange: hand-built foreign tensors with a counting deleter, round trips,
-//! every validation rule, release on every path, and a property test of validation.
+//! every validation rule, release on every path, and a property test of validation in both
+//! directions against an independent oracle (`oracle.rs`, `exercise.rs`, `two_way.rs`, shared
+//! with the fuzz targets under `fuzz/`).
 
 use core::ffi::c_void;
 use std::sync::Arc;
@@ -7,14 +9,28 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTensor};
 use crate::{DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor};
+use exercise::empty_tensor;
 
+mod exercise;
+mod false_refusals;
 mod malformed;
 #[cfg(feature = "ndarray")]
 mod ndarray;
-mod prop;
+mod oracle;
+mod pinned;
 mod prop_export;
 mod release;
 mod roundtrip;
+mod two_way;
+
+/// The crate under the paths the fuzz targets know it by, for the files they share with these
+/// tests (`oracle.rs`, `exercise.rs`).
+mod dlpack {
+    pub(crate) use crate::{
+        DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor, TensorView,
+        TensorViewMut, ffi, tensor,
+    };
+}
 
 /// Counts deleter calls (or owner drops).
 #[derive(Clone, Default)]
@@ -286,17 +302,5 @@ unsafe impl crate::tensor::TensorOwner for Probe {
             Some(s) => parts.with_strides(s),
             None => parts,
         }
-    }
-}
-
-fn empty_tensor() -> DLTensor {
-    DLTensor {
-        data: core::ptr::null_mut(),
-        device: Device::CPU,
-        ndim: 0,
-        dtype: DataType::U8,
-        shape: core::ptr::null_mut(),
-        strides: core::ptr::null_mut(),
-        byte_offset: 0,
     }
 }

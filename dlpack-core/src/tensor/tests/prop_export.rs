@@ -1,7 +1,7 @@
 //! Bounded property tests of export. An export checks each rule once, on the values as it
 //! writes them, and trusts `from_vec`'s shape once it is checked against the data's length;
 //! these tests hold that to the importer's validation (`validate::layout`, itself tested
-//! against an independent computation in `prop.rs`):
+//! against an independent statement of the rules in `oracle.rs`, both ways, in `two_way.rs`):
 //!
 //! - an owner's description exports exactly when an importer would accept the same metadata,
 //!   with the first error in the documented order (conversions, the shape, null data, what
