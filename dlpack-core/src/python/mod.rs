@@ -317,6 +317,7 @@ mod capsule;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod error;
+mod exchange;
 mod import;
 mod ints;
 mod kind;
@@ -332,6 +333,7 @@ pub use capsule::{
 };
 #[cfg(feature = "cuda")]
 pub use cuda::from_dlpack_on_stream;
+pub use exchange::{AllocError, EXCHANGE_API, ExchangeApi, ExchangeTensor, with_tensor_view};
 pub use import::from_dlpack;
 pub use kind::{ProtocolKind, protocol_kind};
 pub use numpy::numpy_dtype;

@@ -26,9 +26,11 @@ use crate::memory::{Buffer, Memory, Ptr};
 use crate::scalar;
 use layout::{Exported, Shared, nest, offsets};
 
+mod exchange;
 mod layout;
 #[cfg(feature = "cuda")]
 mod on_cuda;
+pub use exchange::{exchange_table_v2, sum};
 #[cfg(feature = "cuda")]
 pub use on_cuda::import_on_stream;
 
@@ -265,6 +267,15 @@ impl Tensor {
         }
     }
 
+    /// The flags of an export that shares the memory.
+    fn share_flags(&self) -> Flags {
+        if self.shared.read_only {
+            Flags::READ_ONLY
+        } else {
+            Flags::EMPTY
+        }
+    }
+
     /// An export of this tensor's own memory, flagged `flags`.
     fn exported(&self, flags: Flags) -> Exported {
         Exported {
@@ -328,19 +339,18 @@ impl Tensor {
             target == DlDevice::CPU && self.on_host()
         })?;
         let (source, flags) = match plan {
-            Export::Share => (
-                None,
-                if self.shared.read_only {
-                    Flags::READ_ONLY
-                } else {
-                    Flags::EMPTY
-                },
-            ),
+            Export::Share => (None, self.share_flags()),
             Export::Copy(_) => (Some(self.host_copy()?), Flags::IS_COPIED),
         };
         let source = source.as_ref().unwrap_or(self);
         let exported = source.exported(flags);
         request.capsule(py, exported)
+    }
+
+    /// DLPack's C exchange API: a capsule of the type's table (see `tensor/exchange.rs`).
+    #[classattr]
+    fn __dlpack_c_exchange_api__(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
+        exchange::EXCHANGE.capsule(py)
     }
 
     /// `(device_type, device_id)`: where the tensor lives.

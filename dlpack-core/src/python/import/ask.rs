@@ -1,9 +1,9 @@
 //! Asking a producer for its tensor, and checking what it gave: the two steps every import
 //! takes, with or without feature `cuda` (whose consumer, `python/cuda.rs`, adds the stream).
 //!
-//! This is where a consumer chooses how to ask. It asks `__dlpack__(max_version=…)` and falls
-//! back to the legacy call; a faster way of asking (DLPack 1.3's C exchange API, published on
-//! the producer's type) belongs here too, tried first.
+//! This is where a consumer chooses how to ask: through DLPack 1.3's C exchange API when the
+//! producer's type publishes a table this crate speaks (one C call, no capsule), else
+//! `__dlpack__(max_version=…)`, falling back to the legacy call.
 
 use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::intern;
@@ -15,8 +15,9 @@ use crate::device::Device;
 use crate::ffi::DLPackVersion;
 use crate::python::capsule::capsule_tensor;
 use crate::python::error::buffer_error;
+use crate::python::exchange::table::Table;
 use crate::python::ints::type_name;
-use crate::python::kind::{ProtocolKind, class_kind};
+use crate::python::kind::tensor_class;
 use crate::tensor::{Flags, ManagedTensor};
 
 /// The tensor `obj` holds: a capsule consumed as it is, or what `obj.__dlpack__(…)` returns
@@ -32,12 +33,18 @@ pub(crate) fn take_tensor(
     if let Ok(capsule) = obj.cast::<PyCapsule>() {
         return capsule_tensor(capsule);
     }
-    if class_kind(&obj.get_type())? != Some(ProtocolKind::Tensor) {
+    let Some(table) = tensor_class(&obj.get_type())? else {
         return Err(PyTypeError::new_err(format!(
             "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
              got {}",
             type_name(obj)
         )));
+    };
+    // A consumer with a stream of its own goes through `__dlpack__`, which synchronises.
+    if let (Some(table), None) = (table, stream) {
+        if let Some(tensor) = through_table(table, obj, device)? {
+            return Ok(tensor);
+        }
     }
     let kwargs = PyDict::new(py);
     let version = DLPackVersion::CURRENT;
@@ -79,6 +86,30 @@ pub(crate) fn take_tensor(
         ))
     })?;
     capsule_tensor(&capsule)
+}
+
+/// The tensor `obj`'s table exports, when it can stand for what `__dlpack__` would give: on
+/// the `device` asked for (if any), and needing no synchronisation (on the CPU, or on a device
+/// where the producer names no current work stream). `None` sends the consumer to
+/// `__dlpack__`, as does a `BufferError` from the table (TVM FFI falls back the same way).
+fn through_table(
+    table: Table,
+    obj: &Bound<'_, PyAny>,
+    device: Option<Device>,
+) -> PyResult<Option<ManagedTensor>> {
+    let tensor = match table.export(obj) {
+        Ok(tensor) => tensor,
+        Err(err) if err.is_instance_of::<PyBufferError>(obj.py()) => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let here = tensor.device();
+    if device.is_some_and(|device| device != here) {
+        return Ok(None);
+    }
+    if here != Device::CPU && table.work_stream(obj.py(), here)?.is_some() {
+        return Ok(None);
+    }
+    Ok(Some(tensor))
 }
 
 /// Checks what the producer did against what the consumer asked for, copying where the

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTensor};
 use crate::{DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor};
 
+mod borrowed;
 mod malformed;
 #[cfg(feature = "ndarray")]
 mod ndarray;
