@@ -175,3 +175,12 @@ def test_nothing_leaks_over_many_exchanges():
         tvm_ffi.from_dlpack(t)            # TVM FFI through our table
         echo(t)                           # from_py_object, then to_py_object
     # The fixture checks that every live count is back where it was.
+
+
+def test_nbytes_reads_the_borrowed_view_of_any_tensor():
+    import paddle
+
+    assert dlpack_demo.nbytes(np.zeros((8, 8), np.float32)) == 256
+    assert dlpack_demo.nbytes(ours(np.zeros(3))) == 12
+    assert dlpack_demo.nbytes(paddle.zeros((2, 3), dtype="float64")) == 48
+    assert dlpack_demo.nbytes(dlpack_demo.empty((5,), "float4_e2m1fn")) == 3

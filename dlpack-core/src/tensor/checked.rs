@@ -127,6 +127,24 @@ impl CheckedLayout {
         })
     }
 
+    /// A layout whose values an import validated by the rules [`new`](Self::new) applies:
+    /// the shape then the strides, the element count, and the rest as validated.
+    pub(crate) fn validated(
+        dims: Box<[i64]>,
+        len: usize,
+        dtype: DataType,
+        byte_offset: u64,
+        flags: Flags,
+    ) -> Self {
+        Self {
+            dims,
+            len,
+            dtype,
+            byte_offset,
+            flags,
+        }
+    }
+
     /// The shape.
     ///
     /// ```

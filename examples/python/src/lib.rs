@@ -41,7 +41,7 @@ mod dlpack_demo {
     use pyo3::prelude::*;
 
     #[pymodule_export]
-    use super::tensor::{exchange_table_v2, sum};
+    use super::tensor::{exchange_table_v2, nbytes, sum};
     #[pymodule_export]
     use super::{DType, PyDevice, Tensor};
 

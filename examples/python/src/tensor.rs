@@ -30,7 +30,7 @@ mod exchange;
 mod layout;
 #[cfg(feature = "cuda")]
 mod on_cuda;
-pub use exchange::{exchange_table_v2, sum};
+pub use exchange::{exchange_table_v2, nbytes, sum};
 #[cfg(feature = "cuda")]
 pub use on_cuda::import_on_stream;
 
@@ -117,6 +117,7 @@ impl Tensor {
         Ok(tensor)
     }
 
+    /// A tensor over `memory` (our own: a host or CUDA buffer) with this layout, checked here.
     fn new(
         memory: Memory,
         byte_offset: u64,
@@ -144,7 +145,21 @@ impl Tensor {
             Some(strides) => parts.with_strides(strides),
             None => parts,
         })?;
-        Ok(Self {
+        Ok(Self::with_layout(
+            memory, data, layout, dtype, device, read_only,
+        ))
+    }
+
+    /// A tensor over `memory`, whose elements start at `data` and lie as `layout` says.
+    fn with_layout(
+        memory: Memory,
+        data: Ptr,
+        layout: CheckedLayout,
+        dtype: DType,
+        device: Device,
+        read_only: bool,
+    ) -> Self {
+        Self {
             shared: Arc::new(Shared {
                 _memory: memory,
                 data,
@@ -154,16 +169,16 @@ impl Tensor {
                 read_only,
             }),
             _live: TENSORS.track(),
-        })
+        }
     }
 
-    /// A tensor over an imported one, without a copy.
+    /// A tensor over an imported one, without a copy. Its layout was validated by the
+    /// import's view, and is kept as it is ([`CheckedLayout`] from the view), not checked
+    /// again.
     pub fn import(tensor: ManagedTensor) -> PyResult<Self> {
         let view = tensor.view().map_err(buffer_error)?;
         let dtype = DType::from_dlpack_data_type(view.dtype()).map_err(buffer_error)?;
         let device = Device::from_dlpack_device(view.device()).map_err(buffer_error)?;
-        let (shape, strides) = (view.shape().to_vec(), view.strides().to_vec());
-        let byte_offset = view.byte_offset();
         let read_only = view.flags().contains(Flags::READ_ONLY);
         if view.dtype().size_in_bits() < 8 && !view.is_packed() {
             return Err(PyBufferError::new_err(format!(
@@ -172,6 +187,8 @@ impl Tensor {
                 view.dtype()
             )));
         }
+        let data = Ptr(view.data_ptr().cast_mut().cast());
+        let layout = CheckedLayout::from(&*view);
         drop(view);
         let memory = Memory::Foreign {
             tensor,
@@ -182,16 +199,9 @@ impl Tensor {
                 _ => None,
             },
         };
-        Self::new(
-            memory,
-            byte_offset,
-            shape,
-            Some(strides),
-            dtype,
-            device,
-            read_only,
-        )
-        .map_err(|err| buffer_error(err.into()))
+        Ok(Self::with_layout(
+            memory, data, layout, dtype, device, read_only,
+        ))
     }
 
     /// The element type.

@@ -46,6 +46,81 @@ pub(crate) fn take_tensor(
             return Ok(tensor);
         }
     }
+    let capsule = if device.is_none() && copy.is_none() && stream.is_none() {
+        // The common call, `__dlpack__(max_version=(1, 3))`, with nothing else to say.
+        match ask_versioned(obj) {
+            Ok(capsule) => capsule,
+            // A producer from before DLPack 1.0 takes no `max_version`.
+            Err(err) if err.is_instance_of::<PyTypeError>(py) => {
+                obj.call_method0(intern!(py, "__dlpack__"))?
+            }
+            Err(err) => return Err(err),
+        }
+    } else {
+        ask_with_keywords(obj, device, copy, stream)?
+    };
+    let capsule = capsule.cast_into::<PyCapsule>().map_err(|err| {
+        PyTypeError::new_err(format!(
+            "{}.__dlpack__() returned a {}, not a capsule",
+            type_name(obj),
+            type_name(&err.into_inner())
+        ))
+    })?;
+    capsule_tensor(&capsule)
+}
+
+/// `obj.__dlpack__(max_version=(1, 3))`, by vectorcall with the keyword names and the version
+/// made once: the keyword dict a call through `PyObject_Call` builds (and the callee unpacks
+/// again) cost more than NumPy's whole export.
+#[cfg(any(Py_3_12, not(any(Py_LIMITED_API, PyPy))))]
+fn ask_versioned<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::sync::PyOnceLock;
+    use pyo3::types::PyTuple;
+
+    static KEYWORDS: PyOnceLock<(Py<PyTuple>, Py<PyTuple>)> = PyOnceLock::new();
+    let py = obj.py();
+    let (names, version) = KEYWORDS.get_or_try_init(py, || -> PyResult<_> {
+        let current = DLPackVersion::CURRENT;
+        Ok((
+            PyTuple::new(py, [intern!(py, "max_version")])?.unbind(),
+            PyTuple::new(py, [current.major, current.minor])?.unbind(),
+        ))
+    })?;
+    let args = [obj.as_ptr(), version.as_ptr()];
+    // SAFETY: the method name is a str, `args` holds `self` then one value per keyword name
+    // (1 positional, `self`), all alive for the call; the thread is attached.
+    unsafe {
+        let result = pyo3::ffi::PyObject_VectorcallMethod(
+            intern!(py, "__dlpack__").as_ptr(),
+            args.as_ptr(),
+            1,
+            names.as_ptr(),
+        );
+        Bound::from_owned_ptr_or_err(py, result)
+    }
+}
+
+/// `obj.__dlpack__(max_version=(1, 3))` through a keyword dict, where the C API has no
+/// vectorcall of methods (the limited API before 3.12, PyPy).
+#[cfg(not(any(Py_3_12, not(any(Py_LIMITED_API, PyPy)))))]
+fn ask_versioned<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    let kwargs = PyDict::new(py);
+    let version = DLPackVersion::CURRENT;
+    kwargs.set_item(intern!(py, "max_version"), (version.major, version.minor))?;
+    obj.call_method(intern!(py, "__dlpack__"), (), Some(&kwargs))
+}
+
+/// `obj.__dlpack__(max_version=(1, 3), …)` with the keywords given: `dl_device`, `copy`,
+/// `stream`; without `copy` when the producer refuses to copy, and as the legacy call (with
+/// `stream` alone) when it takes no `max_version`.
+fn ask_with_keywords<'py>(
+    obj: &Bound<'py, PyAny>,
+    device: Option<Device>,
+    copy: Option<bool>,
+    stream: Option<i128>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
     let kwargs = PyDict::new(py);
     let version = DLPackVersion::CURRENT;
     kwargs.set_item(intern!(py, "max_version"), (version.major, version.minor))?;
@@ -59,7 +134,7 @@ pub(crate) fn take_tensor(
         kwargs.set_item(intern!(py, "stream"), stream)?;
     }
     let method = obj.getattr(intern!(py, "__dlpack__"))?;
-    let capsule = match method.call((), Some(&kwargs)) {
+    Ok(match method.call((), Some(&kwargs)) {
         Ok(capsule) => capsule,
         // A producer that cannot copy (TVM FFI refuses `copy=True`) shares instead, and
         // `settle` makes the copy, as the array API standard lets a consumer do.
@@ -77,15 +152,7 @@ pub(crate) fn take_tensor(
             }
         },
         Err(err) => return Err(err),
-    };
-    let capsule = capsule.cast_into::<PyCapsule>().map_err(|err| {
-        PyTypeError::new_err(format!(
-            "{}.__dlpack__() returned a {}, not a capsule",
-            type_name(obj),
-            type_name(&err.into_inner())
-        ))
-    })?;
-    capsule_tensor(&capsule)
+    })
 }
 
 /// The tensor `obj`'s table exports, when it can stand for what `__dlpack__` would give: on
@@ -121,6 +188,10 @@ pub(crate) fn settle(
     copy: Option<bool>,
     copy_elsewhere: impl FnOnce(ManagedTensor, Device) -> PyResult<ManagedTensor>,
 ) -> PyResult<ManagedTensor> {
+    if device.is_none() && copy.is_none() {
+        // Nothing asked for, nothing to check: the tensor is validated when it is viewed.
+        return Ok(imported);
+    }
     let view = imported.view().map_err(buffer_error)?;
     let here = view.device();
     let copied = imported.flags().contains(Flags::IS_COPIED);

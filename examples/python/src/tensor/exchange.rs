@@ -96,6 +96,18 @@ pub fn sum(x: &Bound<'_, PyAny>) -> PyResult<f64> {
     })?
 }
 
+/// `nbytes(x)`: the bytes the elements of any tensor of any library take (packed sub-byte
+/// elements counted as stored), read from the view `with_tensor_view` lends: the cheapest
+/// kernel there is, so that its time is the borrowed path's own.
+#[pyfunction]
+pub fn nbytes(x: &Bound<'_, PyAny>) -> PyResult<usize> {
+    dlpack_core::python::with_tensor_view(x, |view| {
+        view.dtype()
+            .packed_size(view.len())
+            .ok_or_else(|| PyValueError::new_err("the tensor's size overflows"))
+    })?
+}
+
 /// A table with another major version than 1, for the consumers' tests.
 #[repr(transparent)]
 struct Newer(dlpack_core::ffi::DLPackExchangeAPI);
