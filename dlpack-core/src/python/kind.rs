@@ -202,22 +202,35 @@ fn class_info(class: &Bound<'_, PyType>) -> PyResult<(ClassKind, Option<Table>)>
     Ok((kind, table))
 }
 
+/// The slot of the class found last: a program mostly looks up the same class again (a loop
+/// over tensors of one library), which then costs one comparison instead of a scan.
+static LAST: AtomicUsize = AtomicUsize::new(0);
+
 /// The kind and table of the class at `address`, if it is remembered.
 fn cached(address: usize) -> Option<(ClassKind, Option<Table>)> {
-    for slot in &SLOTS {
+    let last = LAST.load(Ordering::Relaxed);
+    if SLOTS[last].class.load(Ordering::Acquire) == address && address != 0 {
+        return Some(read(&SLOTS[last]));
+    }
+    for (index, slot) in SLOTS.iter().enumerate() {
         match slot.class.load(Ordering::Acquire) {
             0 => return None,
             class if class == address => {
-                let kind = decode(slot.kind.load(Ordering::Relaxed));
-                // SAFETY: null or a table `Table::of_class` chose, which lives for the whole
-                // process.
-                let table = unsafe { slot.table.load(Ordering::Relaxed).as_ref() };
-                return Some((kind, table.map(Table)));
+                LAST.store(index, Ordering::Relaxed);
+                return Some(read(slot));
             }
             _ => {}
         }
     }
     None
+}
+
+/// What a filled slot remembers.
+fn read(slot: &Slot) -> (ClassKind, Option<Table>) {
+    let kind = decode(slot.kind.load(Ordering::Relaxed));
+    // SAFETY: null or a table `Table::of_class` chose, which lives for the whole process.
+    let table = unsafe { slot.table.load(Ordering::Relaxed).as_ref() };
+    (kind, table.map(Table))
 }
 
 /// The first code of a recognised kind: 0 is `Unknown`, 1 to 3 the protocol kinds.
