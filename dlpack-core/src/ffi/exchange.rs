@@ -342,8 +342,12 @@ mod tests {
     #[test]
     fn a_cycle_of_tables_of_another_major_version_ends() {
         let mut a = table(2, core::ptr::null_mut(), true);
-        let mut b = table(3, (&raw mut a).cast(), true);
-        a.header.prev_api = (&raw mut b).cast();
-        assert_eq!(chosen(&a), None);
+        let a_ptr: *mut DLPackExchangeAPI = &raw mut a;
+        let mut b = table(3, a_ptr.cast(), true);
+        // SAFETY: `a_ptr` points to `a`; writing through it keeps the pointer `b` holds valid.
+        unsafe { (*a_ptr).header.prev_api = (&raw mut b).cast() };
+        // SAFETY: both tables outlive the call.
+        let chosen = unsafe { DLPackExchangeAPI::from_chain(a_ptr.cast_const().cast()) };
+        assert!(chosen.is_none());
     }
 }

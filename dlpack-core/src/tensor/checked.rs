@@ -70,12 +70,54 @@ use crate::ffi::DLTensor;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CheckedLayout {
     /// The shape, then the strides (compact row-major when the description gave none).
-    dims: Box<[i64]>,
+    dims: DimsBuf,
     /// The number of elements.
     len: usize,
     dtype: DataType,
     byte_offset: u64,
     flags: Flags,
+}
+
+/// The shape and strides of a layout: in place up to rank 4 (most tensors), so that a layout
+/// made for every imported tensor costs no allocation of its own; on the heap above.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum DimsBuf {
+    /// `len` values; the rest are zero.
+    Inline {
+        len: u8,
+        values: [i64; INLINE_DIMS],
+    },
+    Heap(Box<[i64]>),
+}
+
+/// Shape and strides of rank 4.
+const INLINE_DIMS: usize = 8;
+
+impl DimsBuf {
+    /// `len` zeros.
+    fn zeroed(len: usize) -> Self {
+        match u8::try_from(len) {
+            Ok(short) if len <= INLINE_DIMS => Self::Inline {
+                len: short,
+                values: [0; INLINE_DIMS],
+            },
+            _ => Self::Heap(vec![0; len].into_boxed_slice()),
+        }
+    }
+
+    fn as_slice(&self) -> &[i64] {
+        match self {
+            Self::Inline { len, values } => &values[..usize::from(*len)],
+            Self::Heap(values) => values,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [i64] {
+        match self {
+            Self::Inline { len, values } => &mut values[..usize::from(*len)],
+            Self::Heap(values) => values,
+        }
+    }
 }
 
 impl CheckedLayout {
@@ -105,8 +147,8 @@ impl CheckedLayout {
     /// ```
     pub fn new(parts: &TensorParts<'_>) -> Result<Self, TensorError> {
         let ndim = parts.rank()?;
-        let mut dims = vec![0; 2 * ndim].into_boxed_slice();
-        let (shape, strides) = dims.split_at_mut(ndim);
+        let mut dims = DimsBuf::zeroed(2 * ndim);
+        let (shape, strides) = dims.as_mut_slice().split_at_mut(ndim);
         let len = dims::write_dims(parts.shape(), parts.strides(), shape, strides)?;
         dims::check_written(
             parts.dtype(),
@@ -128,14 +170,20 @@ impl CheckedLayout {
     }
 
     /// A layout whose values an import validated by the rules [`new`](Self::new) applies:
-    /// the shape then the strides, the element count, and the rest as validated.
+    /// the shape and the strides, the element count, and the rest as validated.
     pub(crate) fn validated(
-        dims: Box<[i64]>,
+        shape: &[i64],
+        strides: &[i64],
         len: usize,
         dtype: DataType,
         byte_offset: u64,
         flags: Flags,
     ) -> Self {
+        let ndim = shape.len();
+        let mut dims = DimsBuf::zeroed(2 * ndim);
+        let (to_shape, to_strides) = dims.as_mut_slice().split_at_mut(ndim);
+        to_shape.copy_from_slice(shape);
+        to_strides.copy_from_slice(strides);
         Self {
             dims,
             len,
@@ -157,7 +205,7 @@ impl CheckedLayout {
     /// ```
     #[inline]
     pub fn shape(&self) -> &[i64] {
-        &self.dims[..self.ndim()]
+        &self.dims.as_slice()[..self.ndim()]
     }
 
     /// The strides, in elements: those the description gave, or compact row-major ones.
@@ -172,7 +220,7 @@ impl CheckedLayout {
     /// ```
     #[inline]
     pub fn strides(&self) -> &[i64] {
-        &self.dims[self.ndim()..]
+        &self.dims.as_slice()[self.ndim()..]
     }
 
     /// The byte offset from the data pointer to the first element.
@@ -211,7 +259,7 @@ impl CheckedLayout {
     /// The number of dimensions.
     #[inline]
     fn ndim(&self) -> usize {
-        self.dims.len() / 2
+        self.dims.as_slice().len() / 2
     }
 }
 
@@ -247,7 +295,7 @@ impl<'a> TensorParts<'a> {
             .with_byte_offset(layout.byte_offset)
             .with_flags(layout.flags)
             .with_checked(Checked {
-                dims: &layout.dims,
+                dims: layout.dims.as_slice(),
                 len: layout.len,
                 padded: layout.flags.contains(Flags::IS_SUBBYTE_TYPE_PADDED),
             })

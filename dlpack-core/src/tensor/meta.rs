@@ -469,11 +469,9 @@ impl<'a> TensorMeta<'a> {
 /// ```
 impl From<&TensorMeta<'_>> for CheckedLayout {
     fn from(meta: &TensorMeta<'_>) -> Self {
-        let mut dims = Vec::with_capacity(2 * meta.ndim());
-        dims.extend_from_slice(meta.shape());
-        dims.extend_from_slice(meta.strides());
         CheckedLayout::validated(
-            dims.into_boxed_slice(),
+            meta.shape(),
+            meta.strides(),
             meta.len(),
             meta.dtype(),
             meta.byte_offset(),
