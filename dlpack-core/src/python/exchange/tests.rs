@@ -205,20 +205,17 @@ fn the_exports_of_a_rust_tensor_reach_c() {
         let owned = unsafe { ManagedTensor::from_raw(out) }?;
         assert_eq!(owned.view()?.as_slice::<f32>()?, [1.0, 2.0, 3.0]);
 
-        let mut borrowed = DLTensor {
-            data: core::ptr::null_mut(),
-            device: Device::CPU,
-            ndim: 0,
-            dtype: DataType::U8,
-            shape: core::ptr::null_mut(),
-            strides: core::ptr::null_mut(),
-            byte_offset: 0,
-        };
-        // SAFETY: our object, and a writable DLTensor.
+        let mut borrowed = core::mem::MaybeUninit::<DLTensor>::uninit();
+        // SAFETY: our object, and room for a DLTensor.
         let status = unsafe {
-            (raw.dltensor_from_py_object_no_sync.unwrap())(floats.as_ptr().cast(), &mut borrowed)
+            (raw.dltensor_from_py_object_no_sync.unwrap())(
+                floats.as_ptr().cast(),
+                borrowed.as_mut_ptr(),
+            )
         };
         assert_eq!(status, 0);
+        // SAFETY: the function wrote a whole DLTensor on success.
+        let borrowed = unsafe { borrowed.assume_init() };
         let own = floats.get();
         assert_eq!(borrowed.shape.cast_const(), own.layout.shape().as_ptr());
         assert_eq!(borrowed.data.cast_const(), own.data.as_ptr().cast());
