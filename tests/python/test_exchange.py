@@ -184,3 +184,24 @@ def test_nbytes_reads_the_borrowed_view_of_any_tensor():
     assert dlpack_demo.nbytes(ours(np.zeros(3))) == 12
     assert dlpack_demo.nbytes(paddle.zeros((2, 3), dtype="float64")) == 48
     assert dlpack_demo.nbytes(dlpack_demo.empty((5,), "float4_e2m1fn")) == 3
+
+
+def test_cuda_tensors_cross_the_table():
+    """With the `cuda` feature and a GPU: TVM FFI takes our CUDA tensor through the table (and
+    asks our current_work_stream, the library's stream), hands it back as ours, and our
+    consumer, seeing that the producer names a work stream, imports it through `__dlpack__`,
+    which synchronises."""
+    from test_cuda import skip_or_fail, unavailable
+
+    reason = unavailable()
+    if reason:
+        skip_or_fail(reason)
+    tvm_ffi = pytest.importorskip("tvm_ffi")
+    echo = tvm_ffi.get_global_func("testing.echo")
+    t = dlpack_demo.empty((4,), "float32", device="cuda:0")
+    t.fill(2.0)
+    back = echo(t)
+    assert type(back) is dlpack_demo.Tensor
+    assert back.data_ptr == t.data_ptr and back.tolist() == [2.0] * 4
+    assert dlpack_demo.nbytes(t) == 16
+    assert dlpack_demo.from_dlpack(t).tolist() == [2.0] * 4
