@@ -49,6 +49,7 @@ peers=(
   "ml-dtypes==0.6.0"
   "array-api-strict==2.6.1"
   "maturin>=1.9.4,<2"
+  "ninja>=1.11"  # tvm_ffi.cpp.load_inline builds tests/python/test_exchange_allocator.py's C++ with it
   "pytest>=8"
   "hypothesis>=6"
 )

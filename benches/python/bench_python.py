@@ -7,6 +7,15 @@
   against the bare `paddle.float16.__dlpack_data_type__()` call every consumer has to make,
   and against TVM FFI reading the same object through the protocol (`testing.echo`).
   Informative, no target; skipped with the reason when paddle or tvm_ffi is absent.
+- The import path and DLPack 1.3's C exchange API (issue 15), each against TVM FFI doing the
+  same thing in the same process, target <= 1.0x: `dlpack_demo.from_dlpack(x)` against
+  `tvm_ffi.from_dlpack(x)` for x a NumPy array (`__dlpack__` on both sides), a PaddlePaddle
+  tensor (Paddle's table on both sides) and a TVM FFI tensor; `testing.echo(our tensor)`
+  (our table in and out, returning our type) against `echo(ndarray)`;
+  `tvm_ffi.from_dlpack(our tensor)` (our table) against `tvm_ffi.from_dlpack(paddle tensor)`
+  (Paddle's); and the borrowed view of a NumPy array from Rust (`dlpack_demo.nbytes`, a kernel
+  that reads the view's metadata and nothing else) against our owning import of it. Skipped
+  with the reason when paddle or tvm_ffi is absent.
 
 Each timing is the least over REPEAT runs of NUMBER calls, per call, in nanoseconds.
 Writes a JSON list for benches/report.py: {name, ours_ns, peer, peer_ns, target} or
@@ -101,10 +110,63 @@ def main():
                 "target": None,
             })
 
+    results.extend(exchange_lines(args.repeat))
+
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
     for r in results:
         print(r)
+
+
+def exchange_lines(repeat):
+    """The import path and the C exchange API against TVM FFI (see the module docstring)."""
+    import numpy
+    import dlpack_demo
+
+    names = ["dlpack_demo.from_dlpack(ndarray)", "dlpack_demo.from_dlpack(paddle tensor)",
+             "dlpack_demo.from_dlpack(TVM FFI tensor)", "testing.echo(our tensor)",
+             "tvm_ffi.from_dlpack(our tensor)", "the borrowed view of an ndarray from Rust"]
+    try:
+        import paddle
+        import tvm_ffi
+        echo = tvm_ffi.get_global_func("testing.echo")
+    except Exception as e:  # either may be missing or fail to import in many ways
+        return [{"name": name, "skip": f"paddle or tvm_ffi unavailable ({e.__class__.__name__}: {e})"}
+                for name in names]
+
+    shape = (8, 8)
+    array = numpy.zeros(shape, dtype=numpy.float32)
+    pd = paddle.zeros(shape, dtype="float32")
+    tv = tvm_ffi.from_dlpack(array)
+    ours = dlpack_demo.from_dlpack(array)
+    # Each side must work and give the same answer before it is timed.
+    for x in (array, pd, tv):
+        assert dlpack_demo.from_dlpack(x).shape == tuple(tvm_ffi.from_dlpack(x).shape) == shape
+    assert type(echo(ours)) is dlpack_demo.Tensor, "echo must hand back our type"
+    assert tuple(tvm_ffi.from_dlpack(ours).shape) == shape
+    assert dlpack_demo.nbytes(array) == array.nbytes
+
+    number = 20_000
+    lines = [
+        (names[0], lambda: dlpack_demo.from_dlpack(array), "tvm_ffi.from_dlpack(ndarray)",
+         lambda: tvm_ffi.from_dlpack(array)),
+        (names[1], lambda: dlpack_demo.from_dlpack(pd), "tvm_ffi.from_dlpack(paddle tensor)",
+         lambda: tvm_ffi.from_dlpack(pd)),
+        (names[2], lambda: dlpack_demo.from_dlpack(tv), "tvm_ffi.from_dlpack(TVM FFI tensor)",
+         lambda: tvm_ffi.from_dlpack(tv)),
+        (f"{names[3]}, returning our type", lambda: echo(ours), "testing.echo(ndarray)",
+         lambda: echo(array)),
+        (names[4], lambda: tvm_ffi.from_dlpack(ours), "tvm_ffi.from_dlpack(paddle tensor)",
+         lambda: tvm_ffi.from_dlpack(pd)),
+        (f"{names[5]} (dlpack_demo.nbytes)", lambda: dlpack_demo.nbytes(array),
+         "dlpack_demo.from_dlpack(ndarray)", lambda: dlpack_demo.from_dlpack(array)),
+    ]
+    results = []
+    for name, ours_fn, peer, peer_fn in lines:
+        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, number, repeat)
+        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
+                        "target": 1.0})
+    return results
 
 
 if __name__ == "__main__":

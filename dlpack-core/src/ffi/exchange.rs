@@ -158,32 +158,16 @@ pub type DLPackManagedTensorToPyObjectNoSync = unsafe extern "C" fn(
 
 /// `DLPackExchangeAPIHeader`: the head of the exchange table, stable across versions. A
 /// consumer checks `version.major` and, if it is newer than it understands, may walk
-/// `prev_api` to an older table.
+/// `prev_api` to an older table ([`DLPackExchangeAPI::from_chain`] does both).
 ///
 /// ```
-/// use dlpack_core::ffi::{DLPACK_MAJOR_VERSION, DLPackExchangeAPIHeader, DLPackVersion};
+/// use dlpack_core::ffi::{DLPackExchangeAPIHeader, DLPackVersion};
 ///
-/// /// The first table in the chain whose major version this consumer speaks.
-/// fn supported(mut api: *const DLPackExchangeAPIHeader) -> Option<*const DLPackExchangeAPIHeader> {
-///     // SAFETY: a producer's chain of tables is alive for the whole process.
-///     while let Some(header) = unsafe { api.as_ref() } {
-///         if header.version.major == DLPACK_MAJOR_VERSION {
-///             return Some(api);
-///         }
-///         api = header.prev_api;
-///     }
-///     None
-/// }
-///
-/// let mut old = DLPackExchangeAPIHeader {
-///     version: DLPackVersion { major: 1, minor: 1 },
-///     prev_api: std::ptr::null_mut(),
+/// let head = DLPackExchangeAPIHeader {
+///     version: DLPackVersion::CURRENT,
+///     prev_api: std::ptr::null_mut(), // a producer that speaks no older version
 /// };
-/// let new = DLPackExchangeAPIHeader {
-///     version: DLPackVersion { major: 2, minor: 0 },
-///     prev_api: &mut old,
-/// };
-/// assert_eq!(supported(&new), Some(&raw const old));
+/// assert_eq!(head.version.major, 1);
 /// ```
 #[repr(C)]
 #[derive(Debug)]
@@ -244,6 +228,62 @@ pub struct DLPackExchangeAPI {
     pub current_work_stream: Option<DLPackCurrentWorkStream>,
 }
 
+impl DLPackExchangeAPI {
+    /// The first table of the chain starting at `head` whose major version is
+    /// [`DLPACK_MAJOR_VERSION`](super::DLPACK_MAJOR_VERSION), the one this crate speaks, and
+    /// whose mandatory owning export (`managed_tensor_from_py_object_no_sync`) is there:
+    /// `dlpack.h` lets a consumer walk `prev_api` past a newer major version it does not
+    /// understand. `None` when the chain has no such table (a chain of more than 16 tables is
+    /// taken to be a broken producer's cycle).
+    ///
+    /// ```
+    /// use dlpack_core::ffi::*;
+    /// use std::ffi::{c_int, c_void};
+    /// use std::ptr;
+    ///
+    /// unsafe extern "C" fn export(_: *mut c_void, _: *mut *mut DLManagedTensorVersioned) -> c_int { -1 }
+    /// let table = |major, prev_api| DLPackExchangeAPI {
+    ///     header: DLPackExchangeAPIHeader { version: DLPackVersion { major, minor: 0 }, prev_api },
+    ///     managed_tensor_allocator: None,
+    ///     managed_tensor_from_py_object_no_sync: Some(export),
+    ///     managed_tensor_to_py_object_no_sync: None,
+    ///     dltensor_from_py_object_no_sync: None,
+    ///     current_work_stream: None,
+    /// };
+    /// let mut old = table(1, ptr::null_mut());
+    /// let new = table(2, (&raw mut old).cast());
+    /// // SAFETY: both tables outlive the calls.
+    /// let chosen = unsafe { DLPackExchangeAPI::from_chain((&raw const new).cast()) };
+    /// assert!(ptr::eq(chosen.unwrap(), &old));
+    /// let alone = table(2, ptr::null_mut());
+    /// // SAFETY: as above.
+    /// assert!(unsafe { DLPackExchangeAPI::from_chain((&raw const alone).cast()) }.is_none());
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// `head` is null or the header of a live table whose `prev_api` chain is live (a
+    /// published table lives for the whole process), each of major version 1 a whole
+    /// `DLPackExchangeAPI`, for `'a`.
+    pub unsafe fn from_chain<'a>(mut head: *const DLPackExchangeAPIHeader) -> Option<&'a Self> {
+        for _ in 0..16 {
+            // SAFETY: null or a live header (the caller's contract).
+            let header = unsafe { head.as_ref()? };
+            if header.version.major == super::DLPACK_MAJOR_VERSION {
+                // SAFETY: a table of major version 1 is a whole `DLPackExchangeAPI`, which
+                // starts with its header (the caller's contract).
+                let table = unsafe { &*head.cast::<Self>() };
+                return table
+                    .managed_tensor_from_py_object_no_sync
+                    .is_some()
+                    .then_some(table);
+            }
+            head = header.prev_api;
+        }
+        None
+    }
+}
+
 assert_layout!(DLPackExchangeAPIHeader, size 16 / 12, align 8 / 4, { version: 0 / 0, prev_api: 8 / 8 });
 assert_layout!(DLPackExchangeAPI, size 56 / 32, align 8 / 4, {
     header: 0 / 0,
@@ -253,3 +293,61 @@ assert_layout!(DLPackExchangeAPI, size 56 / 32, align 8 / 4, {
     dltensor_from_py_object_no_sync: 40 / 24,
     current_work_stream: 48 / 28,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    unsafe extern "C" fn export(_: *mut c_void, _: *mut *mut DLManagedTensorVersioned) -> c_int {
+        -1
+    }
+
+    fn table(
+        major: u32,
+        prev: *mut DLPackExchangeAPIHeader,
+        with_export: bool,
+    ) -> DLPackExchangeAPI {
+        DLPackExchangeAPI {
+            header: DLPackExchangeAPIHeader {
+                version: DLPackVersion { major, minor: 0 },
+                prev_api: prev,
+            },
+            managed_tensor_allocator: None,
+            managed_tensor_from_py_object_no_sync: if with_export { Some(export) } else { None },
+            managed_tensor_to_py_object_no_sync: None,
+            dltensor_from_py_object_no_sync: None,
+            current_work_stream: None,
+        }
+    }
+
+    fn chosen(head: &DLPackExchangeAPI) -> Option<*const DLPackExchangeAPI> {
+        // SAFETY: the tests' chains live on the stack for the whole call.
+        unsafe { DLPackExchangeAPI::from_chain((&raw const *head).cast()) }.map(|t| &raw const *t)
+    }
+
+    #[test]
+    fn the_chain_is_walked_to_a_table_of_major_version_1() {
+        let mut one = table(1, core::ptr::null_mut(), true);
+        let two = table(2, (&raw mut one).cast(), true);
+        assert_eq!(chosen(&two), Some(&raw const one));
+        assert_eq!(chosen(&one), Some(&raw const one));
+        let alone = table(2, core::ptr::null_mut(), true);
+        assert_eq!(chosen(&alone), None, "major version 2 alone is refused");
+        let broken = table(1, core::ptr::null_mut(), false);
+        assert_eq!(chosen(&broken), None, "no owning export");
+        // SAFETY: null is allowed.
+        assert!(unsafe { DLPackExchangeAPI::from_chain(core::ptr::null()) }.is_none());
+    }
+
+    #[test]
+    fn a_cycle_of_tables_of_another_major_version_ends() {
+        let mut a = table(2, core::ptr::null_mut(), true);
+        let a_ptr: *mut DLPackExchangeAPI = &raw mut a;
+        let mut b = table(3, a_ptr.cast(), true);
+        // SAFETY: `a_ptr` points to `a`; writing through it keeps the pointer `b` holds valid.
+        unsafe { (*a_ptr).header.prev_api = (&raw mut b).cast() };
+        // SAFETY: both tables outlive the call.
+        let chosen = unsafe { DLPackExchangeAPI::from_chain(a_ptr.cast_const().cast()) };
+        assert!(chosen.is_none());
+    }
+}

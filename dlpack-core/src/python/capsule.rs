@@ -259,33 +259,47 @@ unsafe fn wrap_legacy(
 /// A capsule that was already consumed is a `ValueError` that says so; a capsule of any other
 /// name is a `TypeError`.
 fn take(capsule: &Bound<'_, PyCapsule>) -> PyResult<Taken> {
-    let (name, used) = if capsule.is_valid_checked(Some(VERSIONED)) {
-        (VERSIONED, USED_VERSIONED)
-    } else if capsule.is_valid_checked(Some(LEGACY)) {
-        (LEGACY, USED_LEGACY)
-    } else if capsule.is_valid_checked(Some(USED_VERSIONED))
-        || capsule.is_valid_checked(Some(USED_LEGACY))
-    {
-        return Err(PyValueError::new_err(format!(
-            "{} was already consumed: a DLPack capsule can be consumed only once; call \
-             __dlpack__() again for a new capsule",
-            repr(capsule.as_any())
-        )));
-    } else {
-        return Err(PyTypeError::new_err(format!(
-            "{} is not a DLPack capsule: expected a capsule named 'dltensor_versioned' or \
-             'dltensor'",
-            repr(capsule.as_any())
-        )));
+    // The name is read once and compared here; handing `PyCapsule_GetPointer` the capsule's
+    // own name pointer then matches at once, where asking it for each of our names would
+    // compare strings twice per call.
+    // SAFETY: `capsule` is a live capsule (we hold a reference); the thread is attached.
+    let raw_name = unsafe { ffi::PyCapsule_GetName(capsule.as_ptr()) };
+    // SAFETY: a non-null name is the capsule's C string, alive while the capsule is.
+    let name = (!raw_name.is_null()).then(|| unsafe { CStr::from_ptr(raw_name) });
+    let (versioned, used) = match name {
+        Some(name) if name == VERSIONED => (true, USED_VERSIONED),
+        Some(name) if name == LEGACY => (false, USED_LEGACY),
+        Some(name) if name == USED_VERSIONED || name == USED_LEGACY => {
+            return Err(PyValueError::new_err(format!(
+                "{} was already consumed: a DLPack capsule can be consumed only once; call \
+                 __dlpack__() again for a new capsule",
+                repr(capsule.as_any())
+            )));
+        }
+        _ => {
+            // An unnamed capsule's `PyCapsule_GetName` may have set nothing, or a
+            // `ValueError` for an invalid one: ours replaces it.
+            let _ = PyErr::take(capsule.py());
+            return Err(PyTypeError::new_err(format!(
+                "{} is not a DLPack capsule: expected a capsule named 'dltensor_versioned' or \
+                 'dltensor'",
+                repr(capsule.as_any())
+            )));
+        }
     };
-    let pointer = capsule.pointer_checked(Some(name))?;
+    // SAFETY: as above; `raw_name` is the capsule's own name, so it matches.
+    let pointer = unsafe { ffi::PyCapsule_GetPointer(capsule.as_ptr(), raw_name) };
+    let pointer = NonNull::new(pointer).ok_or_else(|| {
+        PyErr::take(capsule.py())
+            .unwrap_or_else(|| PyValueError::new_err("the DLPack capsule holds a null pointer"))
+    })?;
     // SAFETY: `capsule` is a live capsule (we hold a reference) and `used` is a 'static C
     // string, as `PyCapsule_SetName` requires (the capsule keeps the pointer).
     if unsafe { ffi::PyCapsule_SetName(capsule.as_ptr(), used.as_ptr()) } != 0 {
         return Err(PyErr::fetch(capsule.py()));
     }
     // From here on the capsule's destructor leaves the tensor alone, and we own it.
-    Ok(if name == VERSIONED {
+    Ok(if versioned {
         Taken::Versioned(pointer.cast())
     } else {
         Taken::Legacy(pointer.cast())

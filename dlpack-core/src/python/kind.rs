@@ -17,7 +17,7 @@
 //! class (or removing one) after an object of that class was looked at is not seen. Define
 //! the protocol methods in the class body, as every framework does.
 
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use pyo3::intern;
@@ -25,7 +25,9 @@ use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyCapsule, PyType};
 
+use super::exchange::table::Table;
 use super::libraries::{Recognised, recognise};
+use crate::ffi::DLPackExchangeAPI;
 
 /// What a Python object is to DLPack, decided the way TVM FFI decides it: from the object's
 /// **class**, in this order.
@@ -105,10 +107,12 @@ pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
 /// states it.
 pub(crate) const CACHED_CLASSES: usize = 64;
 
-/// One remembered class: its address (0 while the slot is empty) and its kind.
+/// One remembered class: its address (0 while the slot is empty), its kind and, for a tensor
+/// class that publishes one this crate speaks, its exchange table (null for none).
 struct Slot {
     class: AtomicUsize,
     kind: AtomicU8,
+    table: AtomicPtr<DLPackExchangeAPI>,
 }
 
 /// The remembered classes, filled in order and never emptied. Read without a lock: a slot's
@@ -118,6 +122,7 @@ static SLOTS: [Slot; CACHED_CLASSES] = [const {
     Slot {
         class: AtomicUsize::new(0),
         kind: AtomicU8::new(0),
+        table: AtomicPtr::new(core::ptr::null_mut()),
     }
 }; CACHED_CLASSES];
 
@@ -142,25 +147,39 @@ pub(crate) fn object_kind(obj: &Bound<'_, PyAny>) -> PyResult<ClassKind> {
     if obj.is_instance_of::<PyCapsule>() {
         return Ok(ClassKind::Protocol(ProtocolKind::Tensor));
     }
-    class_info(&obj.get_type())
+    Ok(class_info(&obj.get_type())?.0)
 }
 
 /// The protocol kind of the objects of `class`. A capsule's class is `None` here: capsules are
 /// tensors by name, not by class.
 pub(crate) fn class_kind(class: &Bound<'_, PyType>) -> PyResult<Option<ProtocolKind>> {
-    Ok(match class_info(class)? {
+    Ok(match class_info(class)?.0 {
         ClassKind::Protocol(kind) => Some(kind),
         ClassKind::Recognised(_) | ClassKind::Unknown => None,
     })
 }
 
-/// What the objects of `class` are, from the cache or looked up (and then remembered).
-fn class_info(class: &Bound<'_, PyType>) -> PyResult<ClassKind> {
+/// Whether `class` is a tensor class, and if so the exchange table it publishes, if any
+/// (`__dlpack_c_exchange_api__`, looked up once per class with the protocol methods).
+pub(crate) fn tensor_class(class: &Bound<'_, PyType>) -> PyResult<Option<Option<Table>>> {
+    Ok(match class_info(class)? {
+        (ClassKind::Protocol(ProtocolKind::Tensor), table) => Some(table),
+        _ => None,
+    })
+}
+
+/// What the objects of `class` are, and a tensor class's table, from the cache or looked up
+/// (and then remembered).
+fn class_info(class: &Bound<'_, PyType>) -> PyResult<(ClassKind, Option<Table>)> {
     let address = class.as_ptr().addr();
-    if let Some(kind) = cached(address) {
-        return Ok(decode(kind));
+    if let Some(info) = cached(address) {
+        return Ok(info);
     }
     let kind = look_up(class)?;
+    let table = match kind {
+        ClassKind::Protocol(ProtocolKind::Tensor) => Table::of_class(class)?,
+        _ => None,
+    };
     let entry = class.clone().unbind();
     let mut kept = KEPT
         .lock_py_attached(class.py())
@@ -170,6 +189,8 @@ fn class_info(class: &Bound<'_, PyType>) -> PyResult<ClassKind> {
         let slot = &SLOTS[kept.len()];
         kept.push(entry);
         slot.kind.store(encode(kind), Ordering::Relaxed);
+        let raw = table.map_or(core::ptr::null(), |table| &raw const *table.0);
+        slot.table.store(raw.cast_mut(), Ordering::Relaxed);
         slot.class.store(address, Ordering::Release);
         None
     } else {
@@ -178,19 +199,38 @@ fn class_info(class: &Bound<'_, PyType>) -> PyResult<ClassKind> {
     drop(kept);
     // Released after the lock: the class is alive (`class` holds it), so this only counts down.
     drop(spare);
-    Ok(kind)
+    Ok((kind, table))
 }
 
-/// The encoded kind of the class at `address`, if it is remembered.
-fn cached(address: usize) -> Option<u8> {
-    for slot in &SLOTS {
+/// The slot of the class found last: a program mostly looks up the same class again (a loop
+/// over tensors of one library), which then costs one comparison instead of a scan.
+static LAST: AtomicUsize = AtomicUsize::new(0);
+
+/// The kind and table of the class at `address`, if it is remembered.
+fn cached(address: usize) -> Option<(ClassKind, Option<Table>)> {
+    let last = LAST.load(Ordering::Relaxed);
+    if SLOTS[last].class.load(Ordering::Acquire) == address && address != 0 {
+        return Some(read(&SLOTS[last]));
+    }
+    for (index, slot) in SLOTS.iter().enumerate() {
         match slot.class.load(Ordering::Acquire) {
             0 => return None,
-            class if class == address => return Some(slot.kind.load(Ordering::Relaxed)),
+            class if class == address => {
+                LAST.store(index, Ordering::Relaxed);
+                return Some(read(slot));
+            }
             _ => {}
         }
     }
     None
+}
+
+/// What a filled slot remembers.
+fn read(slot: &Slot) -> (ClassKind, Option<Table>) {
+    let kind = decode(slot.kind.load(Ordering::Relaxed));
+    // SAFETY: null or a table `Table::of_class` chose, which lives for the whole process.
+    let table = unsafe { slot.table.load(Ordering::Relaxed).as_ref() };
+    (kind, table.map(Table))
 }
 
 /// The first code of a recognised kind: 0 is `Unknown`, 1 to 3 the protocol kinds.

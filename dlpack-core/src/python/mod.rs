@@ -5,6 +5,7 @@
 //! | Protocol | Hand to Python | Take from Python |
 //! |---|---|---|
 //! | tensors: `__dlpack__`, `__dlpack_device__` | [`DlpackRequest`], [`versioned_capsule`], [`legacy_capsule`] | [`from_dlpack`], [`capsule_tensor`] |
+//! | tensors, in C: `__dlpack_c_exchange_api__` (DLPack 1.3) | [`ExchangeTensor`], [`ExchangeApi`] | [`from_dlpack`], [`with_tensor_view`] |
 //! | CUDA tensors, with streams (feature `cuda`) | `DlpackRequest::cuda_capsule` | `from_dlpack_on_stream` |
 //! | data types: `__dlpack_data_type__` | [`DataTypeLike`] (a [`PyDataType`]), [`numpy_dtype`] | [`DataTypeLike`], [`value_kind`] |
 //! | devices: `__dlpack_device__` | [`DeviceLike`] (a [`PyDevice`]) | [`DeviceLike`], [`value_kind`] |
@@ -167,6 +168,113 @@
 //! before, checks the version, and honours `device=` and `copy=`. Both ABIs come back as a
 //! [`ManagedTensor`](crate::ManagedTensor), released to its producer when dropped.
 //!
+//! # The C exchange API
+//!
+//! DLPack 1.3 lets a tensor *type* publish a table of C functions, `__dlpack_c_exchange_api__`
+//! (a capsule named `dlpack_exchange_api`): an allocator, an owning export, a non-owning
+//! export into the caller's `DLTensor`, an import back into the type, and the current work
+//! stream. A consumer in C, C++ or Rust then takes the type's tensors with one C call instead of
+//! a `__dlpack__` call and a capsule, and a foreign function returns tensors of the caller's
+//! type. PaddlePaddle and TVM FFI publish and consume it.
+//!
+//! **Producer.** Implement [`ExchangeTensor`] for your `#[pyclass]` (what each function does for
+//! your type), make its table once as a `static` ([`ExchangeApi::new`]: version 1.3,
+//! `prev_api` null), and publish it as a class attribute:
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor, with_tensor_view};
+//! use dlpack_core::tensor::{CheckedLayout, TensorParts};
+//! use dlpack_core::{DataType, Device, ManagedTensor};
+//! use pyo3::prelude::*;
+//! use pyo3::types::PyCapsule;
+//!
+//! /// Immutable float32 vectors.
+//! #[pyclass(frozen)]
+//! struct Floats {
+//!     data: Arc<[f32]>,
+//!     /// Its shape and strides as `int64_t`, which the non-owning export points at.
+//!     layout: CheckedLayout,
+//! }
+//!
+//! impl Floats {
+//!     fn new(data: Arc<[f32]>) -> PyResult<Self> {
+//!         let shape = [data.len()];
+//!         let parts = TensorParts::host(data.as_ptr().cast_mut(), &shape);
+//!         Ok(Self { layout: CheckedLayout::new(&parts).map_err(dlpack_core::Error::from)?, data })
+//!     }
+//! }
+//!
+//! static EXCHANGE: ExchangeApi = ExchangeApi::new::<Floats>();
+//!
+//! impl ExchangeTensor for Floats {
+//!     // May run without the GIL: no Python here.
+//!     fn allocate(dtype: DataType, shape: &[i64], device: Device) -> Result<ManagedTensor, AllocError> {
+//!         if (dtype, device) != (DataType::F32, Device::CPU) {
+//!             return Err(AllocError::Value(format!("Floats holds float32 on the CPU, not {dtype} on {device}")));
+//!         }
+//!         let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+//!         Ok(ManagedTensor::from_vec(vec![0_f32; shape.iter().product()], &shape)?)
+//!     }
+//!     fn export(&self, _py: Python<'_>) -> PyResult<ManagedTensor> {
+//!         Ok(ManagedTensor::from_arc(Arc::clone(&self.data), &[self.data.len()])?)
+//!     }
+//!     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> {
+//!         Ok(TensorParts::from_layout(self.data.as_ptr().cast_mut().cast(), Device::CPU, &self.layout))
+//!     }
+//!     fn import(_py: Python<'_>, tensor: ManagedTensor) -> PyResult<Self> {
+//!         Self::new(tensor.view()?.to_vec::<f32>()?.into())
+//!     }
+//! }
+//!
+//! #[pymethods]
+//! impl Floats {
+//!     #[classattr]
+//!     fn __dlpack_c_exchange_api__(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
+//!         EXCHANGE.capsule(py)
+//!     }
+//!     // `__dlpack__` and `__dlpack_device__` as in "Tensors" above: consumers without the
+//!     // table (NumPy) still need them. This one only refuses.
+//!     #[pyo3(signature = (**_kwargs))]
+//!     fn __dlpack__(&self, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<()> {
+//!         Err(pyo3::exceptions::PyBufferError::new_err("use the exchange API"))
+//!     }
+//! }
+//!
+//! # pyo3::Python::initialize();
+//! Python::attach(|py| -> PyResult<()> {
+//!     let floats = Bound::new(py, Floats::new(Arc::from([1.0_f32, 2.0, 4.0]))?)?;
+//!     // A kernel borrows it through the table: no allocation, no Python call.
+//!     let sum = with_tensor_view(floats.as_any(), |view| -> PyResult<f32> { Ok(view.iter::<f32>()?.sum()) })??;
+//!     assert_eq!(sum, 7.0);
+//!     Ok(())
+//! })?;
+//! # Ok::<(), PyErr>(())
+//! ```
+//!
+//! The functions around your methods catch panics (none unwinds into C) and report as
+//! `dlpack.h` asks: a Python exception for the four that take or make Python objects (your
+//! `PyErr`, a `TypeError` for an object of another type, a `BufferError` for a tensor a
+//! `DLTensor` cannot describe), `SetError` for the allocator, with the exception's name as its
+//! kind ([`AllocError`]). The allocator is the one function that may run without the GIL (TVM
+//! FFI releases it around some calls); the others are called attached, as the header's
+//! Python exceptions require. A foreign function called with your tensor (TVM FFI's) allocates
+//! its results through your allocator and hands them back as your type.
+//!
+//! **Consumer.** [`from_dlpack`] looks `__dlpack_c_exchange_api__` up on the object's *type*,
+//! once per type (with the protocol kind, in the same cache, as TVM FFI caches its per-type
+//! decision), takes the first table of major version 1 in the `prev_api` chain (a newer table
+//! alone is no table: `__dlpack__` is asked), and exports through it before `__dlpack__`. A
+//! `BufferError` from the table, a tensor on another device than `device=` asks for, or a
+//! device where the producer names a current work stream (the table does not synchronise)
+//! sends it to `__dlpack__` as before, as does a consumer stream of its own.
+//!
+//! **Kernels.** [`with_tensor_view`] lends a validated [`TensorView`](crate::tensor::TensorView)
+//! of any Python tensor for the duration of a closure: through `dltensor_from_py_object_no_sync`
+//! when the type publishes it (nothing allocated), through [`from_dlpack`] otherwise. It is the
+//! way to write a Rust kernel that takes tensors from Python.
+//!
 //! # CUDA tensors and streams (features `pyo3` and `cuda`)
 //!
 //! A consumer of a CUDA tensor names the stream it will use the tensor on, `__dlpack__(stream=…)`,
@@ -310,13 +418,16 @@
 // `libraries`; `read` (what an object means as a data type or a device) uses `ints`, `kind`
 // and `libraries`; `objects` (`DataTypeLike`, `PyDataType`, …) uses `read` and `numpy`;
 // `capsule` (making and taking capsules) uses `ints` and `error`; `request` (the producer: all
-// of `DlpackRequest`) uses `capsule` and `ints`; `import` (the consumer: `from_dlpack`) uses
-// `capsule` and `kind`, and, with feature `cuda`, `cuda` (the consumer's stream rule), which
-// uses `import`'s lower half and `read`.
+// of `DlpackRequest`) uses `capsule` and `ints`; `exchange/table` (a type's C exchange table,
+// as a consumer uses it) uses nothing here, and `kind` remembers it per class; `import` (the
+// consumer: `from_dlpack`) uses `capsule`, `kind` and `exchange/table`; `exchange` (the
+// producer's table, and `with_tensor_view`) uses `import`, `kind` and `error`; with feature
+// `cuda`, `cuda` (the consumer's stream rule) uses `import`'s lower half and `read`.
 mod capsule;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod error;
+mod exchange;
 mod import;
 mod ints;
 mod kind;
@@ -332,6 +443,7 @@ pub use capsule::{
 };
 #[cfg(feature = "cuda")]
 pub use cuda::from_dlpack_on_stream;
+pub use exchange::{AllocError, EXCHANGE_API, ExchangeApi, ExchangeTensor, with_tensor_view};
 pub use import::from_dlpack;
 pub use kind::{ProtocolKind, protocol_kind};
 pub use numpy::numpy_dtype;

@@ -3,12 +3,14 @@
 
 use core::ffi::c_void;
 
-use super::dims::{self, Checked, Dims64};
+use super::dims::{self, Checked, Dims, Dims64, check_written};
 use super::error::TensorError;
 use super::flags::Flags;
 use super::owner::TensorParts;
+use super::validate;
 use crate::data_type::DataType;
 use crate::device::Device;
+use crate::ffi::DLTensor;
 
 /// A tensor's layout (data type, shape, strides, byte offset and flags) checked against the
 /// rules an importer applies, once, and kept as the `int64_t` values an export writes.
@@ -68,12 +70,54 @@ use crate::device::Device;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CheckedLayout {
     /// The shape, then the strides (compact row-major when the description gave none).
-    dims: Box<[i64]>,
+    dims: DimsBuf,
     /// The number of elements.
     len: usize,
     dtype: DataType,
     byte_offset: u64,
     flags: Flags,
+}
+
+/// The shape and strides of a layout: in place up to rank 4 (most tensors), so that a layout
+/// made for every imported tensor costs no allocation of its own; on the heap above.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum DimsBuf {
+    /// `len` values; the rest are zero.
+    Inline {
+        len: u8,
+        values: [i64; INLINE_DIMS],
+    },
+    Heap(Box<[i64]>),
+}
+
+/// Shape and strides of rank 4.
+const INLINE_DIMS: usize = 8;
+
+impl DimsBuf {
+    /// `len` zeros.
+    fn zeroed(len: usize) -> Self {
+        match u8::try_from(len) {
+            Ok(short) if len <= INLINE_DIMS => Self::Inline {
+                len: short,
+                values: [0; INLINE_DIMS],
+            },
+            _ => Self::Heap(vec![0; len].into_boxed_slice()),
+        }
+    }
+
+    fn as_slice(&self) -> &[i64] {
+        match self {
+            Self::Inline { len, values } => &values[..usize::from(*len)],
+            Self::Heap(values) => values,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [i64] {
+        match self {
+            Self::Inline { len, values } => &mut values[..usize::from(*len)],
+            Self::Heap(values) => values,
+        }
+    }
 }
 
 impl CheckedLayout {
@@ -103,8 +147,8 @@ impl CheckedLayout {
     /// ```
     pub fn new(parts: &TensorParts<'_>) -> Result<Self, TensorError> {
         let ndim = parts.rank()?;
-        let mut dims = vec![0; 2 * ndim].into_boxed_slice();
-        let (shape, strides) = dims.split_at_mut(ndim);
+        let mut dims = DimsBuf::zeroed(2 * ndim);
+        let (shape, strides) = dims.as_mut_slice().split_at_mut(ndim);
         let len = dims::write_dims(parts.shape(), parts.strides(), shape, strides)?;
         dims::check_written(
             parts.dtype(),
@@ -125,6 +169,30 @@ impl CheckedLayout {
         })
     }
 
+    /// A layout whose values an import validated by the rules [`new`](Self::new) applies:
+    /// the shape and the strides, the element count, and the rest as validated.
+    pub(crate) fn validated(
+        shape: &[i64],
+        strides: &[i64],
+        len: usize,
+        dtype: DataType,
+        byte_offset: u64,
+        flags: Flags,
+    ) -> Self {
+        let ndim = shape.len();
+        let mut dims = DimsBuf::zeroed(2 * ndim);
+        let (to_shape, to_strides) = dims.as_mut_slice().split_at_mut(ndim);
+        to_shape.copy_from_slice(shape);
+        to_strides.copy_from_slice(strides);
+        Self {
+            dims,
+            len,
+            dtype,
+            byte_offset,
+            flags,
+        }
+    }
+
     /// The shape.
     ///
     /// ```
@@ -137,7 +205,7 @@ impl CheckedLayout {
     /// ```
     #[inline]
     pub fn shape(&self) -> &[i64] {
-        &self.dims[..self.ndim()]
+        &self.dims.as_slice()[..self.ndim()]
     }
 
     /// The strides, in elements: those the description gave, or compact row-major ones.
@@ -152,7 +220,7 @@ impl CheckedLayout {
     /// ```
     #[inline]
     pub fn strides(&self) -> &[i64] {
-        &self.dims[self.ndim()..]
+        &self.dims.as_slice()[self.ndim()..]
     }
 
     /// The byte offset from the data pointer to the first element.
@@ -191,7 +259,7 @@ impl CheckedLayout {
     /// The number of dimensions.
     #[inline]
     fn ndim(&self) -> usize {
-        self.dims.len() / 2
+        self.dims.as_slice().len() / 2
     }
 }
 
@@ -227,10 +295,86 @@ impl<'a> TensorParts<'a> {
             .with_byte_offset(layout.byte_offset)
             .with_flags(layout.flags)
             .with_checked(Checked {
-                dims: &layout.dims,
+                dims: layout.dims.as_slice(),
                 len: layout.len,
                 padded: layout.flags.contains(Flags::IS_SUBBYTE_TYPE_PADDED),
             })
+    }
+}
+
+impl<'a> TensorParts<'a> {
+    /// A borrowed `DLTensor` of these parts: the non-owning export of DLPack's exchange API
+    /// (`dltensor_from_py_object_no_sync`), which allocates nothing, so the `DLTensor` points
+    /// at the owner's own shape and strides and is valid while they are (`'a`).
+    ///
+    /// The parts are checked as an export checks them (nothing more when they come from a
+    /// [`CheckedLayout`]). Refused, since a `DLTensor` could not say it or point at it: a shape
+    /// or strides not given as `int64_t` ([`Dims::I64`](super::Dims::I64)), strides left out
+    /// (DLPack 1.2 made them mandatory), and the flags `READ_ONLY` and
+    /// `IS_SUBBYTE_TYPE_PADDED`, which only a managed tensor carries.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{CheckedLayout, Flags, TensorParts, TensorView};
+    /// use dlpack_core::ffi::DLPackVersion;
+    ///
+    /// let mut data = [1_i32, 2, 3, 4, 5, 6];
+    /// let layout = CheckedLayout::new(&TensorParts::host(data.as_mut_ptr(), &[2_usize, 3]))?;
+    /// let parts = TensorParts::from_layout(data.as_mut_ptr().cast(), dlpack_core::Device::CPU, &layout);
+    /// let raw = parts.to_dl_tensor()?;
+    /// assert_eq!(raw.shape.cast_const(), layout.shape().as_ptr()); // the layout's own shape
+    /// // SAFETY: `raw` describes `data` through `layout`, both alive and unchanged meanwhile.
+    /// let view = unsafe { TensorView::from_dl_tensor(&raw, Flags::EMPTY, DLPackVersion::CURRENT)? };
+    /// assert_eq!(view.as_slice::<i32>()?, [1, 2, 3, 4, 5, 6]);
+    ///
+    /// // A Rust shape (`usize`) cannot be pointed at as `int64_t`.
+    /// let err = TensorParts::host(data.as_mut_ptr(), &[6_usize]).to_dl_tensor().unwrap_err();
+    /// assert!(err.to_string().starts_with("a borrowed DLTensor points at the owner's shape"));
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn to_dl_tensor(&self) -> Result<DLTensor, crate::Error> {
+        Ok(self.borrowed()?)
+    }
+
+    /// [`to_dl_tensor`](Self::to_dl_tensor), with the crate-internal error.
+    pub(crate) fn borrowed(&self) -> Result<DLTensor, TensorError> {
+        let ndim = self.rank()?;
+        let Dims::I64(shape) = self.shape() else {
+            return Err(TensorError::BorrowedDims { field: "shape" });
+        };
+        let strides: &[i64] = match self.strides() {
+            Some(Dims::I64(strides)) => strides,
+            None if ndim == 0 => &[],
+            _ => return Err(TensorError::BorrowedDims { field: "strides" }),
+        };
+        let unsaid = self.flags() & (Flags::READ_ONLY | Flags::IS_SUBBYTE_TYPE_PADDED);
+        if !unsaid.is_empty() {
+            return Err(TensorError::BorrowedFlags { flags: unsaid });
+        }
+        if self.checked().is_none() {
+            let count = validate::check_shape(shape)?;
+            let dims = Dims64 {
+                shape,
+                strides,
+                count,
+            };
+            check_written(self.dtype(), self.flags(), self.byte_offset(), &dims)?;
+        }
+        Ok(DLTensor {
+            data: self.data(),
+            device: self.device(),
+            // At most `MAX_NDIM` (checked by `rank`).
+            ndim: ndim as i32,
+            dtype: self.dtype(),
+            // Never written through: a consumer of a `DLTensor` only reads its shape and
+            // strides (the `*mut` is the C struct's).
+            shape: shape.as_ptr().cast_mut(),
+            strides: if ndim == 0 {
+                core::ptr::null_mut()
+            } else {
+                strides.as_ptr().cast_mut()
+            },
+            byte_offset: self.byte_offset(),
+        })
     }
 }
 

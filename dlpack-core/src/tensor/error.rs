@@ -213,6 +213,19 @@ pub enum TensorError {
         /// The bytes asked for (saturated at `usize::MAX`).
         bytes: usize,
     },
+    /// A borrowed `DLTensor` ([`TensorParts::to_dl_tensor`](super::TensorParts::to_dl_tensor))
+    /// points at the owner's own shape and strides, so they must be `int64_t` and the strides
+    /// given; `field` names the one that was not.
+    BorrowedDims {
+        /// `"shape"` or `"strides"`.
+        field: &'static str,
+    },
+    /// A borrowed `DLTensor`, which has no `flags` field, of a tensor that needs one
+    /// (`READ_ONLY`, or a padded sub-byte type).
+    BorrowedFlags {
+        /// The flags that cannot be carried.
+        flags: Flags,
+    },
     /// A [`TensorOwner`](super::TensorOwner) described a different rank after it was moved to
     /// its final place than before.
     OwnerChanged {
@@ -406,6 +419,19 @@ impl fmt::Display for TensorError {
             Self::AllocationFailed { bytes } => {
                 write!(f, "cannot allocate {bytes} bytes for a copy of the tensor")
             }
+            Self::BorrowedDims { field } => write!(
+                f,
+                "a borrowed DLTensor points at the owner's {field}, which must be given as int64 values (Dims::I64){}",
+                if *field == "strides" {
+                    " and not left out"
+                } else {
+                    ""
+                }
+            ),
+            Self::BorrowedFlags { flags } => write!(
+                f,
+                "a borrowed DLTensor cannot carry the flags {flags}; export an owned DLManagedTensorVersioned"
+            ),
             Self::OwnerChanged { before, after } => write!(
                 f,
                 "the owner described {before} dimensions before it was moved and {after} after; TensorOwner::describe must give the same answer each time"

@@ -5,6 +5,7 @@ use core::fmt;
 use core::ops::Range;
 use std::borrow::Cow;
 
+use super::checked::CheckedLayout;
 use super::error::TensorError;
 use super::flags::Flags;
 use super::host::{Walk, check_align, check_bools};
@@ -446,6 +447,36 @@ impl<'a> TensorMeta<'a> {
             .field("byte_offset", &self.byte_offset)
             .field("flags", &self.flags)
             .finish_non_exhaustive()
+    }
+}
+
+/// The layout of a validated tensor, kept without checking it again: an import validated it
+/// by the rules an export applies, so a library that wraps an imported tensor
+/// (`dlpack_demo.Tensor` does, on every `from_dlpack`) keeps its layout for the exports to
+/// come at the cost of one copy of the shape and strides. The flags kept are those of the
+/// layout (`IS_SUBBYTE_TYPE_PADDED`); `READ_ONLY` and `IS_COPIED` describe the import, not
+/// the layout.
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::tensor::CheckedLayout;
+///
+/// let tensor = ManagedTensor::from_vec(vec![0_u16; 6], &[3, 2])?;
+/// let view = tensor.view()?;
+/// let layout = CheckedLayout::from(&*view);
+/// assert_eq!((layout.shape(), layout.strides()), (&[3, 2][..], &[2, 1][..]));
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+impl From<&TensorMeta<'_>> for CheckedLayout {
+    fn from(meta: &TensorMeta<'_>) -> Self {
+        CheckedLayout::validated(
+            meta.shape(),
+            meta.strides(),
+            meta.len(),
+            meta.dtype(),
+            meta.byte_offset(),
+            meta.flags() & Flags::IS_SUBBYTE_TYPE_PADDED,
+        )
     }
 }
 

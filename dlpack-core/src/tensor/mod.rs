@@ -203,6 +203,8 @@ pub use meta::TensorMeta;
 pub use owned::ManagedTensor;
 pub use owner::{TensorOwner, TensorParts};
 pub use raw::Abi;
+#[cfg_attr(not(feature = "pyo3"), allow(unused_imports))]
+pub(crate) use validate::check_prototype;
 pub use view::TensorView;
 pub use view_mut::TensorViewMut;
 

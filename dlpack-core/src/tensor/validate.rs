@@ -190,6 +190,38 @@ pub(crate) fn check_shape(shape: &[i64]) -> Result<usize, TensorError> {
     Ok(if empty { 0 } else { nonzero })
 }
 
+/// The shape of an allocator's prototype (`DLPackManagedTensorAllocator`, of which only the
+/// data type, rank, shape and device count), after the checks an import makes of them: a rank
+/// of 0 to [`MAX_NDIM`], a non-null aligned shape, non-negative dimensions whose product fits,
+/// a valid data type.
+///
+/// # Safety
+///
+/// When `ndim` is 1 to `MAX_NDIM` and `shape` is non-null and aligned, it points to `ndim`
+/// readable values that do not change for `'a`.
+#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
+pub(crate) unsafe fn check_prototype(prototype: &DLTensor) -> Result<&[i64], TensorError> {
+    let ndim = check_ndim(prototype.ndim)?;
+    let shape = if ndim == 0 {
+        &[][..]
+    } else if prototype.shape.is_null() {
+        return Err(TensorError::NullShape {
+            ndim: prototype.ndim,
+        });
+    } else if !prototype.shape.is_aligned() {
+        return Err(TensorError::MisalignedMetadata {
+            field: "shape",
+            address: prototype.shape.addr(),
+        });
+    } else {
+        // SAFETY: non-null, aligned, `ndim` readable values (the caller's contract).
+        unsafe { core::slice::from_raw_parts(prototype.shape, ndim) }
+    };
+    check_shape(shape)?;
+    check_dtype(prototype.dtype)?;
+    Ok(shape)
+}
+
 /// Compact row-major strides, taking a zero dimension as 1 (as PyTorch does) so that they
 /// never overflow once [`check_shape`] has passed.
 pub(crate) fn compact_strides(shape: &[i64]) -> Vec<i64> {

@@ -41,6 +41,8 @@ mod dlpack_demo {
     use pyo3::prelude::*;
 
     #[pymodule_export]
+    use super::tensor::{exchange_table_v2, nbytes, sum};
+    #[pymodule_export]
     use super::{DType, PyDevice, Tensor};
 
     /// `empty(shape, dtype, device=None)`: a new tensor (zeroed) of any dtype object

@@ -26,9 +26,11 @@ use crate::memory::{Buffer, Memory, Ptr};
 use crate::scalar;
 use layout::{Exported, Shared, nest, offsets};
 
+mod exchange;
 mod layout;
 #[cfg(feature = "cuda")]
 mod on_cuda;
+pub use exchange::{exchange_table_v2, nbytes, sum};
 #[cfg(feature = "cuda")]
 pub use on_cuda::import_on_stream;
 
@@ -115,6 +117,7 @@ impl Tensor {
         Ok(tensor)
     }
 
+    /// A tensor over `memory` (our own: a host or CUDA buffer) with this layout, checked here.
     fn new(
         memory: Memory,
         byte_offset: u64,
@@ -142,7 +145,21 @@ impl Tensor {
             Some(strides) => parts.with_strides(strides),
             None => parts,
         })?;
-        Ok(Self {
+        Ok(Self::with_layout(
+            memory, data, layout, dtype, device, read_only,
+        ))
+    }
+
+    /// A tensor over `memory`, whose elements start at `data` and lie as `layout` says.
+    fn with_layout(
+        memory: Memory,
+        data: Ptr,
+        layout: CheckedLayout,
+        dtype: DType,
+        device: Device,
+        read_only: bool,
+    ) -> Self {
+        Self {
             shared: Arc::new(Shared {
                 _memory: memory,
                 data,
@@ -152,16 +169,16 @@ impl Tensor {
                 read_only,
             }),
             _live: TENSORS.track(),
-        })
+        }
     }
 
-    /// A tensor over an imported one, without a copy.
+    /// A tensor over an imported one, without a copy. Its layout was validated by the
+    /// import's view, and is kept as it is ([`CheckedLayout`] from the view), not checked
+    /// again.
     pub fn import(tensor: ManagedTensor) -> PyResult<Self> {
         let view = tensor.view().map_err(buffer_error)?;
         let dtype = DType::from_dlpack_data_type(view.dtype()).map_err(buffer_error)?;
         let device = Device::from_dlpack_device(view.device()).map_err(buffer_error)?;
-        let (shape, strides) = (view.shape().to_vec(), view.strides().to_vec());
-        let byte_offset = view.byte_offset();
         let read_only = view.flags().contains(Flags::READ_ONLY);
         if view.dtype().size_in_bits() < 8 && !view.is_packed() {
             return Err(PyBufferError::new_err(format!(
@@ -177,6 +194,8 @@ impl Tensor {
             let elements = view.len();
             return Err(buffer_error(TensorError::NullData { elements }.into()));
         }
+        let data = Ptr(view.data_ptr().cast_mut().cast());
+        let layout = CheckedLayout::from(&*view);
         drop(view);
         let memory = Memory::Foreign {
             tensor,
@@ -187,16 +206,9 @@ impl Tensor {
                 _ => None,
             },
         };
-        Self::new(
-            memory,
-            byte_offset,
-            shape,
-            Some(strides),
-            dtype,
-            device,
-            read_only,
-        )
-        .map_err(|err| buffer_error(err.into()))
+        Ok(Self::with_layout(
+            memory, data, layout, dtype, device, read_only,
+        ))
     }
 
     /// The element type.
@@ -272,6 +284,15 @@ impl Tensor {
         }
     }
 
+    /// The flags of an export that shares the memory.
+    fn share_flags(&self) -> Flags {
+        if self.shared.read_only {
+            Flags::READ_ONLY
+        } else {
+            Flags::EMPTY
+        }
+    }
+
     /// An export of this tensor's own memory, flagged `flags`.
     fn exported(&self, flags: Flags) -> Exported {
         Exported {
@@ -335,19 +356,18 @@ impl Tensor {
             target == DlDevice::CPU && self.on_host()
         })?;
         let (source, flags) = match plan {
-            Export::Share => (
-                None,
-                if self.shared.read_only {
-                    Flags::READ_ONLY
-                } else {
-                    Flags::EMPTY
-                },
-            ),
+            Export::Share => (None, self.share_flags()),
             Export::Copy(_) => (Some(self.host_copy()?), Flags::IS_COPIED),
         };
         let source = source.as_ref().unwrap_or(self);
         let exported = source.exported(flags);
         request.capsule(py, exported)
+    }
+
+    /// DLPack's C exchange API: a capsule of the type's table (see `tensor/exchange.rs`).
+    #[classattr]
+    fn __dlpack_c_exchange_api__(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
+        exchange::EXCHANGE.capsule(py)
     }
 
     /// `(device_type, device_id)`: where the tensor lives.

@@ -1,9 +1,9 @@
 //! Asking a producer for its tensor, and checking what it gave: the two steps every import
 //! takes, with or without feature `cuda` (whose consumer, `python/cuda.rs`, adds the stream).
 //!
-//! This is where a consumer chooses how to ask. It asks `__dlpack__(max_version=…)` and falls
-//! back to the legacy call; a faster way of asking (DLPack 1.3's C exchange API, published on
-//! the producer's type) belongs here too, tried first.
+//! This is where a consumer chooses how to ask: through DLPack 1.3's C exchange API when the
+//! producer's type publishes a table this crate speaks (one C call, no capsule), else
+//! `__dlpack__(max_version=…)`, falling back to the legacy call.
 
 use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::intern;
@@ -15,8 +15,9 @@ use crate::device::Device;
 use crate::ffi::DLPackVersion;
 use crate::python::capsule::capsule_tensor;
 use crate::python::error::buffer_error;
+use crate::python::exchange::table::Table;
 use crate::python::ints::type_name;
-use crate::python::kind::{ProtocolKind, class_kind};
+use crate::python::kind::tensor_class;
 use crate::tensor::{Flags, ManagedTensor};
 
 /// The tensor `obj` holds: a capsule consumed as it is, or what `obj.__dlpack__(…)` returns
@@ -32,13 +33,94 @@ pub(crate) fn take_tensor(
     if let Ok(capsule) = obj.cast::<PyCapsule>() {
         return capsule_tensor(capsule);
     }
-    if class_kind(&obj.get_type())? != Some(ProtocolKind::Tensor) {
+    let Some(table) = tensor_class(&obj.get_type())? else {
         return Err(PyTypeError::new_err(format!(
             "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
              got {}",
             type_name(obj)
         )));
+    };
+    // A consumer with a stream of its own goes through `__dlpack__`, which synchronises.
+    if let (Some(table), None) = (table, stream) {
+        if let Some(tensor) = through_table(table, obj, device)? {
+            return Ok(tensor);
+        }
     }
+    let capsule = if device.is_none() && copy.is_none() && stream.is_none() {
+        // The common call, `__dlpack__(max_version=(1, 3))`, with nothing else to say.
+        match ask_versioned(obj) {
+            Ok(capsule) => capsule,
+            // A producer from before DLPack 1.0 takes no `max_version`.
+            Err(err) if err.is_instance_of::<PyTypeError>(py) => {
+                obj.call_method0(intern!(py, "__dlpack__"))?
+            }
+            Err(err) => return Err(err),
+        }
+    } else {
+        ask_with_keywords(obj, device, copy, stream)?
+    };
+    let capsule = capsule.cast_into::<PyCapsule>().map_err(|err| {
+        PyTypeError::new_err(format!(
+            "{}.__dlpack__() returned a {}, not a capsule",
+            type_name(obj),
+            type_name(&err.into_inner())
+        ))
+    })?;
+    capsule_tensor(&capsule)
+}
+
+/// `obj.__dlpack__(max_version=(1, 3))`, by vectorcall with the keyword names and the version
+/// made once: the keyword dict a call through `PyObject_Call` builds (and the callee unpacks
+/// again) cost more than NumPy's whole export.
+#[cfg(any(Py_3_12, not(any(Py_LIMITED_API, PyPy))))]
+fn ask_versioned<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::sync::PyOnceLock;
+    use pyo3::types::PyTuple;
+
+    static KEYWORDS: PyOnceLock<(Py<PyTuple>, Py<PyTuple>)> = PyOnceLock::new();
+    let py = obj.py();
+    let (names, version) = KEYWORDS.get_or_try_init(py, || -> PyResult<_> {
+        let current = DLPackVersion::CURRENT;
+        Ok((
+            PyTuple::new(py, [intern!(py, "max_version")])?.unbind(),
+            PyTuple::new(py, [current.major, current.minor])?.unbind(),
+        ))
+    })?;
+    let args = [obj.as_ptr(), version.as_ptr()];
+    // SAFETY: the method name is a str, `args` holds `self` then one value per keyword name
+    // (1 positional, `self`), all alive for the call; the thread is attached.
+    unsafe {
+        let result = pyo3::ffi::PyObject_VectorcallMethod(
+            intern!(py, "__dlpack__").as_ptr(),
+            args.as_ptr(),
+            1,
+            names.as_ptr(),
+        );
+        Bound::from_owned_ptr_or_err(py, result)
+    }
+}
+
+/// `obj.__dlpack__(max_version=(1, 3))` through a keyword dict, where the C API has no
+/// vectorcall of methods (the limited API before 3.12, PyPy).
+#[cfg(not(any(Py_3_12, not(any(Py_LIMITED_API, PyPy)))))]
+fn ask_versioned<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    let kwargs = PyDict::new(py);
+    let version = DLPackVersion::CURRENT;
+    kwargs.set_item(intern!(py, "max_version"), (version.major, version.minor))?;
+    obj.call_method(intern!(py, "__dlpack__"), (), Some(&kwargs))
+}
+
+/// `obj.__dlpack__(max_version=(1, 3), …)` with the keywords given: `dl_device`, `copy`,
+/// `stream`; without `copy` when the producer refuses to copy, and as the legacy call (with
+/// `stream` alone) when it takes no `max_version`.
+fn ask_with_keywords<'py>(
+    obj: &Bound<'py, PyAny>,
+    device: Option<Device>,
+    copy: Option<bool>,
+    stream: Option<i128>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
     let kwargs = PyDict::new(py);
     let version = DLPackVersion::CURRENT;
     kwargs.set_item(intern!(py, "max_version"), (version.major, version.minor))?;
@@ -52,7 +134,7 @@ pub(crate) fn take_tensor(
         kwargs.set_item(intern!(py, "stream"), stream)?;
     }
     let method = obj.getattr(intern!(py, "__dlpack__"))?;
-    let capsule = match method.call((), Some(&kwargs)) {
+    Ok(match method.call((), Some(&kwargs)) {
         Ok(capsule) => capsule,
         // A producer that cannot copy (TVM FFI refuses `copy=True`) shares instead, and
         // `settle` makes the copy, as the array API standard lets a consumer do.
@@ -70,15 +152,31 @@ pub(crate) fn take_tensor(
             }
         },
         Err(err) => return Err(err),
+    })
+}
+
+/// The tensor `obj`'s table exports, when it can stand for what `__dlpack__` would give: on
+/// the `device` asked for (if any), and needing no synchronisation (on the CPU, or on a device
+/// where the producer names no current work stream). `None` sends the consumer to
+/// `__dlpack__`, as does a `BufferError` from the table (TVM FFI falls back the same way).
+fn through_table(
+    table: Table,
+    obj: &Bound<'_, PyAny>,
+    device: Option<Device>,
+) -> PyResult<Option<ManagedTensor>> {
+    let tensor = match table.export(obj) {
+        Ok(tensor) => tensor,
+        Err(err) if err.is_instance_of::<PyBufferError>(obj.py()) => return Ok(None),
+        Err(err) => return Err(err),
     };
-    let capsule = capsule.cast_into::<PyCapsule>().map_err(|err| {
-        PyTypeError::new_err(format!(
-            "{}.__dlpack__() returned a {}, not a capsule",
-            type_name(obj),
-            type_name(&err.into_inner())
-        ))
-    })?;
-    capsule_tensor(&capsule)
+    let here = tensor.device();
+    if device.is_some_and(|device| device != here) {
+        return Ok(None);
+    }
+    if here != Device::CPU && table.work_stream(obj.py(), here)?.is_some() {
+        return Ok(None);
+    }
+    Ok(Some(tensor))
 }
 
 /// Checks what the producer did against what the consumer asked for, copying where the
@@ -90,6 +188,10 @@ pub(crate) fn settle(
     copy: Option<bool>,
     copy_elsewhere: impl FnOnce(ManagedTensor, Device) -> PyResult<ManagedTensor>,
 ) -> PyResult<ManagedTensor> {
+    if device.is_none() && copy.is_none() {
+        // Nothing asked for, nothing to check: the tensor is validated when it is viewed.
+        return Ok(imported);
+    }
     let view = imported.view().map_err(buffer_error)?;
     let here = view.device();
     let copied = imported.flags().contains(Flags::IS_COPIED);

@@ -11,6 +11,7 @@ use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTen
 use crate::{DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor};
 use exercise::empty_tensor;
 
+mod borrowed;
 mod exercise;
 mod false_refusals;
 mod malformed;
