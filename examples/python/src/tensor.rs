@@ -63,10 +63,12 @@ impl Tensor {
                     .map_err(|_| PyValueError::new_err(format!("extent {extent} is too large")))?,
             );
         }
-        // Sub-byte elements (`float4_e2m1fn`) are packed, two to a byte.
+        // Sub-byte elements (`float4_e2m1fn`) are packed, two to a byte. No allocation can
+        // span more than `isize::MAX` bytes: beyond it the shape is wrong, not the memory short.
         let bytes = dtype
             .data_type()
             .packed_size(count)
+            .filter(|&bytes| isize::try_from(bytes).is_ok())
             .ok_or_else(|| PyValueError::new_err(format!("shape {shape:?} is too large")))?;
         let memory = match device {
             Device::Cpu => Memory::Owned(Buffer::zeroed(bytes, BUFFERS.track())?),
