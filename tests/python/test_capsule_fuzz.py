@@ -13,7 +13,8 @@ fuzz/README.md). What this test holds the capsule path to:
   alone is never released by the consumer (its producer's destructor would do it);
 - an accepted tensor has the header's shape, and reading it yields one value per element
   (made only when the header's elements lie inside the producer's buffer), or, on a device
-  the CPU cannot read, a BufferError that says so.
+  the CPU cannot read, a BufferError that says so; a MemoryError when zero strides make more
+  elements than a list can hold.
 """
 
 import ctypes
@@ -243,8 +244,14 @@ def test_hostile_capsules_are_consumed_safely(h):
             with pytest.raises(BufferError, match="the host cannot read"):
                 result.tolist()
         elif inside(h, strides):
-            values = flatten(result.tolist())
-            assert len(values) == math.prod(h["shape"])
+            elements = math.prod(h["shape"])
+            if elements > 2**40:
+                # Zero strides: valid, but no list of that many Python objects fits.
+                with pytest.raises(MemoryError, match="cannot make a list"):
+                    result.tolist()
+            elif elements <= 10**6:
+                values = flatten(result.tolist())
+                assert len(values) == elements
         assert _released.get(address, 0) == 0, "released while the tensor lives"
         # The last reference: CPython frees the tensor here, without a collection (which
         # takes long with the peers' modules loaded, and is left to the no_leaks fixture).
@@ -253,6 +260,19 @@ def test_hostile_capsules_are_consumed_safely(h):
         assert _released.get(address, 0) == 1, f"deleter ran {_released.get(address, 0)} times: {error}"
     release_unconsumed(address, consumed)
     assert address not in _alive
+
+
+def test_more_elements_than_a_list_holds_is_a_memory_error():
+    """Zero strides: 2^62 elements over one float, valid, but no list of them fits."""
+    h = {"legacy": False, "version": (1, 3), "flags": 0, "dtype": (2, 32, 1), "device": (1, 0),
+         "shape": [2**31, 2**31], "strides": [0, 0, 0, 0], "ndim": None, "null_shape": False,
+         "byte_offset": 0, "data": DATA_AT, "name": "own"}
+    address, strides, result, error, consumed = consume(h)
+    assert result is not None, error
+    with pytest.raises(MemoryError, match="cannot make a list of 4611686018427387904 elements"):
+        result.tolist()
+    del result
+    release_unconsumed(address, consumed)
 
 
 def test_the_strategy_reaches_both_outcomes():

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use dlpack_core::python::{DlpackRequest, Export};
 use dlpack_core::tensor::{CheckedLayout, Flags, TensorError, TensorParts};
 use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
-use pyo3::exceptions::{PyBufferError, PyValueError};
+use pyo3::exceptions::{PyBufferError, PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyCapsule, PyTuple};
 
@@ -422,7 +422,13 @@ impl Tensor {
             return self.cuda_to_host(py, ordinal)?.tolist(py);
         }
         self.require_host("tolist()")?;
-        let mut flat = Vec::with_capacity(self.count());
+        // Zero strides let a valid tensor have more elements than its memory: a list of them
+        // may not fit, which is a MemoryError, not a panic.
+        let count = self.count();
+        let mut flat = Vec::new();
+        flat.try_reserve_exact(count).map_err(|_| {
+            PyMemoryError::new_err(format!("tolist() cannot make a list of {count} elements"))
+        })?;
         for element in self.elements() {
             // SAFETY: a host element of `self.shared.dtype` inside the tensor's extent (see
             // `elements`), alive while `self` holds the memory.
