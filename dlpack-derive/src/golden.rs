@@ -11,7 +11,7 @@ use expect_test::{ExpectFile, expect_file};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::kind::Kind;
+use crate::parse::kind::Kind;
 
 fn check(kind: Kind, input: TokenStream, expected: ExpectFile) {
     let source: syn::File = syn::parse2(input.clone()).expect("the input is an item");

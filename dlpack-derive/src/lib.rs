@@ -33,21 +33,32 @@
 //!
 //! Both derives are one engine, parameterised by a `Kind` (the value type, its set
 //! type, the names of the generated functions and of the `__private` helpers) and reading
-//! option keys as `Sym`s, as serde_derive reads its `Symbol`s. Three steps, each
-//! shared by both derives:
+//! option keys as `Sym`s, as serde_derive reads its `Symbol`s. Three stages, a folder each,
+//! each shared by both derives:
 //!
-//! - parse: `ast` builds a typed view of the input that borrows the syn tree and parses the
-//!   `#[dlpack(...)]` attributes (`attr`; every message about a name, including names from
-//!   other frameworks, is in `names`);
-//! - check: `check` validates it and resolves every item (variant, or struct) to where its
+//! - `parse/`: a typed view of the input that borrows the syn tree (`ast`), with the
+//!   `#[dlpack(...)]` attributes parsed (`attr`; every message about a name, including names
+//!   from other frameworks, is in `names`; every option key is a `symbol`);
+//! - `check/`: validates it and resolves every item (variant, or struct) to where its
 //!   value comes from and how it comes back on import, collecting every mistake so one build
 //!   shows them all. One resolver handles `skip`, `delegate`, `device_with`, the newtype rule
 //!   and the import policies; only the direct mapping (a data type name or parts, a device type
 //!   and its id) differs by kind;
-//! - expand: `expand` writes each item's part of every generated function, and one builder
-//!   writes the impls around them. When the input is invalid, `fallback` uses the same builder
-//!   with bodies that never run, so one mistake is reported once instead of cascading into
-//!   "trait not implemented" errors wherever the type is used.
+//! - `expand/`: writes each item's part of every generated function, and one builder
+//!   writes the impls around them. When the input is invalid, its `fallback` uses the same
+//!   builder with bodies that never run, so one mistake is reported once instead of cascading
+//!   into "trait not implemented" errors wherever the type is used.
+//!
+//! Each stage uses only the stages below it, and no file of a stage uses a file above its own
+//! line in the stage's map:
+//!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! golden
+//! expand
+//! check
+//! parse
+//! ```
 //!
 //! Names of data types and devices are checked against `dlpack-grammar`, the table that
 //! `DataType`'s and `Device`'s `FromStr` and `Display` use, so an annotation is accepted
@@ -81,17 +92,11 @@
 //!   `mps` would make the derive's grammar differ from `FromStr`'s, and `"e4m3"` would have
 //!   to guess between DLPack codes 8 and 10.
 
-mod ast;
-mod attr;
 mod check;
-mod ctxt;
 mod expand;
-mod fallback;
 #[cfg(test)]
 mod golden;
-mod kind;
-mod names;
-mod symbol;
+mod parse;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -100,12 +105,12 @@ use syn::{DeriveInput, parse_macro_input};
 #[proc_macro_derive(DlpackDataType, attributes(dlpack))]
 pub fn derive_data_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input, kind::Kind::DataType).into()
+    expand::derive(&input, parse::kind::Kind::DataType).into()
 }
 
 #[doc = include_str!("../docs/device.md")]
 #[proc_macro_derive(DlpackDevice, attributes(dlpack))]
 pub fn derive_device(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input, kind::Kind::Device).into()
+    expand::derive(&input, parse::kind::Kind::Device).into()
 }

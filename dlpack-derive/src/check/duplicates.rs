@@ -2,21 +2,8 @@
 //! (data type names and parts, device types and fixed ids); `element` types and delegates are
 //! known to the compiler only, and `expand` checks them with `const` assertions.
 
-use proc_macro2::Span;
-
-use super::Item;
-use crate::ctxt::Ctxt;
-
-/// What an importing item takes: a group of values (one data type, or one device type) and,
-/// for a device, one id of the group or (`None`) every id.
-pub(crate) struct Claim {
-    pub group: i64,
-    pub id: Option<i32>,
-    /// The values, for messages: "`float32`", "`cuda` devices", "`cuda:0`".
-    pub label: String,
-    /// Where the mapping was written.
-    pub span: Span,
-}
+use super::model::{Claim, Item};
+use crate::parse::ctxt::Ctxt;
 
 pub(super) fn check(cx: &Ctxt, items: &[Item]) {
     // The importing items seen so far, with their claims, in the order written.

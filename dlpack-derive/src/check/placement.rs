@@ -2,11 +2,12 @@
 //! reported here and then ignored: the resolver reads each option only where it belongs, so
 //! it causes no second error.
 
-use crate::ast::Variant;
-use crate::attr::{Attrs, Target, Value};
-use crate::ctxt::Ctxt;
-use crate::kind::Kind;
-use crate::symbol::{Place, Sym};
+use crate::parse::ast::Variant;
+use crate::parse::attr::{Attrs, Value};
+use crate::parse::ctxt::Ctxt;
+use crate::parse::kind::Kind;
+use crate::parse::names::Target;
+use crate::parse::symbol::{Place, Sym};
 
 /// Where an item's options were written.
 #[derive(Clone, Copy, PartialEq, Eq)]

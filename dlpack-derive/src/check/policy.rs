@@ -7,12 +7,13 @@
 
 use proc_macro2::Span;
 
-use super::{Const, Export, Import, Item, is_primitive_integer};
-use crate::ast::Field;
-use crate::attr::Attrs;
-use crate::ctxt::Ctxt;
-use crate::kind::Kind;
-use crate::symbol::Sym;
+use super::model::{Const, Export, Import, Item};
+use super::types::is_primitive_integer;
+use crate::parse::ast::Field;
+use crate::parse::attr::Attrs;
+use crate::parse::ctxt::Ctxt;
+use crate::parse::kind::Kind;
+use crate::parse::symbol::Sym;
 
 /// How the item comes back: its policy, checked against its payload.
 pub(super) fn import<'a>(

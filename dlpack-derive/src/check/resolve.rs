@@ -4,14 +4,14 @@
 
 use proc_macro2::Span;
 
-use super::policy;
-use super::target::{self, Direct, Outcome};
-use super::{Claim, Export, Import, Item};
-use crate::ast::{Field, Input, Variant};
-use crate::attr::{Attrs, Target};
-use crate::ctxt::Ctxt;
-use crate::kind::Kind;
-use crate::symbol::Sym;
+use super::model::{Claim, Direct, Export, Import, Item, Outcome};
+use super::{policy, target};
+use crate::parse::ast::{Field, Input, Variant};
+use crate::parse::attr::Attrs;
+use crate::parse::ctxt::Ctxt;
+use crate::parse::kind::Kind;
+use crate::parse::names::Target;
+use crate::parse::symbol::Sym;
 
 /// Resolves one item. `before` is the error count before its options were checked: an item
 /// that resolves to nothing always leaves an error behind.

@@ -9,10 +9,12 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{const_check, value, value_name};
-use crate::ast::Input;
+use super::route::route_set;
+use super::tokens::{const_check, value_name};
+use super::value;
 use crate::check::{Export, Import, Item, mentions_type_param};
-use crate::kind::{Helper, Paths};
+use crate::parse::ast::Input;
+use crate::parse::kind::{Helper, Paths};
 
 /// An importing item matched directly: its value (a data type) or range (of devices).
 struct Direct<'i> {
@@ -40,7 +42,7 @@ pub(super) fn expand(input: &Input, paths: &Paths, items: &[Item]) -> TokenStrea
     let mut direct = Vec::new();
     let mut routed = Vec::new();
     for item in concrete {
-        if let Some(set) = super::items::route_set(paths, item) {
+        if let Some(set) = route_set(paths, item) {
             let via = match (&item.export, &item.import) {
                 (Export::Delegate { .. }, Import::With(_)) => "delegate and `import_with`",
                 (Export::Delegate { .. }, _) => "delegate",

@@ -8,8 +8,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::WherePredicate;
 
-use crate::ast::Input;
-use crate::kind::{Kind, Paths};
+use crate::parse::ast::{Body, Input};
+use crate::parse::kind::{Kind, Paths};
 
 /// The bodies of the generated functions.
 pub(crate) struct Parts {
@@ -49,7 +49,7 @@ impl Parts {
             export: unreachable.clone(),
             import: unreachable,
             from: None,
-            inherent: matches!(input.body, crate::ast::Body::Enum(_)).then(|| (none.clone(), none)),
+            inherent: matches!(input.body, Body::Enum(_)).then(|| (none.clone(), none)),
             checks: TokenStream::new(),
             fallback: true,
         }

@@ -16,11 +16,13 @@ use quote::{quote, quote_spanned};
 use syn::Member;
 use syn::spanned::Spanned;
 
-use super::items::{Gen, route_set};
-use super::{binding, cfgs, path, value};
-use crate::ast::{Field, Style};
+use super::items::Gen;
+use super::route::route_set;
+use super::tokens::{binding, cfgs, path};
+use super::value;
 use crate::check::{Export, Import, Item, Raw};
-use crate::kind::{Helper, Paths};
+use crate::parse::ast::{Field, Style};
+use crate::parse::kind::{Helper, Paths};
 
 impl Gen<'_> {
     pub(super) fn import(&self) -> TokenStream {

@@ -12,32 +12,12 @@ use quote::{quote, quote_spanned};
 use syn::WherePredicate;
 use syn::spanned::Spanned;
 
-use super::builder::{self, Parts};
-use super::{assertions, binding, bound_if_generic, cfgs, outer_path, path, pattern, value};
-use crate::ast::{Field, Input, Style};
-use crate::check::{Export, Import, Item, Model, Raw, is_small_integer};
-use crate::kind::{Helper, Paths};
-
-pub(super) fn expand(input: &Input, model: &Model) -> TokenStream {
-    let paths = model.kind.paths(&model.krate);
-    let g = Gen {
-        input,
-        paths: &paths,
-        items: &model.items,
-    };
-    let parts = Parts {
-        bounds: g.bounds(),
-        produces: g.set(false),
-        accepts: g.set(true),
-        export: g.export(),
-        import: g.import(),
-        from: g.from(),
-        inherent: model.is_enum.then(|| g.inherent()),
-        checks: assertions::expand(input, &paths, &model.items),
-        fallback: false,
-    };
-    builder::build(input, &paths, parts)
-}
+use super::route::device_with_set;
+use super::tokens::{binding, bound_if_generic, cfgs, outer_path, path, pattern, value_name};
+use super::value;
+use crate::check::{Export, Import, Item, Raw, is_small_integer};
+use crate::parse::ast::{Input, Style};
+use crate::parse::kind::{Helper, Paths};
 
 pub(super) struct Gen<'g> {
     pub input: &'g Input<'g>,
@@ -45,39 +25,8 @@ pub(super) struct Gen<'g> {
     pub items: &'g [Item<'g>],
 }
 
-/// The set expression an item is routed by on import, for items not matched directly: a
-/// delegate's `ACCEPTS`, or, for an `import_with` item, the values it exports.
-pub(super) fn route_set(paths: &Paths, item: &Item) -> Option<TokenStream> {
-    let trait_ = &paths.trait_;
-    match &item.export {
-        Export::Delegate { inner, .. } => Some(match item.import {
-            Import::With(_) => quote!(<#inner as #trait_>::PRODUCES),
-            _ => quote!(<#inner as #trait_>::ACCEPTS),
-        }),
-        Export::DeviceWith {
-            field,
-            path,
-            device_type: None,
-        } => Some(device_with_set(paths, *field, path)),
-        _ => None,
-    }
-}
-
-/// The devices a `device_with` function's type produces.
-fn device_with_set(paths: &Paths, field: Option<&Field>, path: &syn::Path) -> TokenStream {
-    let krate = &paths.krate;
-    let arg = match field {
-        Some(field) => {
-            let ty = field.ty;
-            quote!(#ty)
-        }
-        None => quote!(Self),
-    };
-    quote_spanned!(path.span()=> #krate::__private::device_with_produces::<#arg, _>(#path))
-}
-
 impl Gen<'_> {
-    fn bounds(&self) -> Vec<WherePredicate> {
+    pub(super) fn bounds(&self) -> Vec<WherePredicate> {
         let (input, krate, trait_) = (self.input, &self.paths.krate, &self.paths.trait_);
         let mut bounds = Vec::new();
         for item in self.items {
@@ -114,7 +63,7 @@ impl Gen<'_> {
     }
 
     /// `PRODUCES` (every value an item can export) or `ACCEPTS` (every value that imports).
-    fn set(&self, importing: bool) -> TokenStream {
+    pub(super) fn set(&self, importing: bool) -> TokenStream {
         let (set, trait_) = (&self.paths.set, &self.paths.trait_);
         if let [item] = self.items {
             if let Export::Raw(raw) = &item.export {
@@ -157,7 +106,7 @@ impl Gen<'_> {
         })
     }
 
-    fn export(&self) -> TokenStream {
+    pub(super) fn export(&self) -> TokenStream {
         if self.items.is_empty() {
             return quote!(match *self {});
         }
@@ -232,7 +181,7 @@ impl Gen<'_> {
             }
             Export::Raw(raw) => (unbound, raw_value(self.paths, raw, &quote!(self))),
             Export::Skip => {
-                let name = super::value_name(self.input, item.v);
+                let name = value_name(self.input, item.v);
                 let no_value = self.paths.private(Helper::NoValue);
                 (
                     unbound,
@@ -244,7 +193,7 @@ impl Gen<'_> {
     }
 
     /// `From<T> for Value`, when every item's value cannot fail.
-    fn from(&self) -> Option<TokenStream> {
+    pub(super) fn from(&self) -> Option<TokenStream> {
         let ident = self.input.ident;
         let mut arms = Vec::new();
         for item in self.items {
@@ -280,7 +229,7 @@ impl Gen<'_> {
     }
 
     /// The bodies of `const fn to_dlpack_…` and `const fn unit_from_dlpack_…`.
-    fn inherent(&self) -> (TokenStream, TokenStream) {
+    pub(super) fn inherent(&self) -> (TokenStream, TokenStream) {
         let none = quote!(::core::option::Option::None);
         let to_arms = self.items.iter().filter_map(|item| {
             let value = value::known(self.paths, &item.export)?;

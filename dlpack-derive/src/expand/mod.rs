@@ -5,6 +5,9 @@
 //!   constants, set entries, match keys).
 //! - [`builder`]: the impls around those parts, for a valid input and for the fallback.
 //! - [`assertions`]: `const` checks of what only the compiler knows.
+//! - [`route`]: the set an item not matched directly is routed by, read by the three above.
+//! - [`fallback`]: the impls emitted beside the errors of an invalid input.
+//! - [`tokens`]: the small helpers every part uses.
 //!
 //! Everything is emitted inside `const _: () = { … };` and names only absolute paths (the
 //! dlpack-core path, `::core`), so it works under `#![no_implicit_prelude]` and next to any
@@ -12,28 +15,40 @@
 //! (a `#[deprecated]` variant is still converted without warnings). The shapes that matter for
 //! speed are pinned by the golden tests (`src/golden.rs`), and why they are what they are is
 //! in the benchmarks' documentation (`benches/src/lib.rs`).
+//!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! assertions fallback import
+//! items
+//! builder route value
+//! tokens
+//! ```
 
 mod assertions;
-pub(crate) mod builder;
+mod builder;
+mod fallback;
 mod import;
 mod items;
+mod route;
+mod tokens;
 mod value;
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
-use syn::{DeriveInput, Ident, Type, WherePredicate};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
 
-use crate::ast::{Field, Input, Variant};
-use crate::check;
-use crate::ctxt::Ctxt;
-use crate::fallback;
-use crate::kind::Kind;
+use crate::check::{self, Model};
+use crate::parse::ast::Input;
+use crate::parse::ctxt::Ctxt;
+use crate::parse::kind::Kind;
+use builder::Parts;
+use items::Gen;
 
 /// The whole derive: parse, check, expand; on any error the errors plus a fallback impl.
 pub(crate) fn derive(input: &DeriveInput, kind: Kind) -> TokenStream {
     let cx = Ctxt::default();
     let ast = Input::from_syn(&cx, kind, input);
-    let expanded = check::check(&cx, &ast).map(|model| items::expand(&ast, &model));
+    let expanded = check::check(&cx, &ast).map(|model| expand(&ast, &model));
     match (cx.finish(), expanded) {
         (Ok(()), Some(tokens)) => tokens,
         (result, _) => {
@@ -44,81 +59,24 @@ pub(crate) fn derive(input: &DeriveInput, kind: Kind) -> TokenStream {
     }
 }
 
-/// The path of an item in patterns and constructors: `Self::Variant`, or `Self` for a struct.
-pub(crate) fn path(v: &Variant) -> TokenStream {
-    match v.ident {
-        Some(ident) => quote!(Self::#ident),
-        None => quote!(Self),
-    }
-}
-
-/// The same path from outside the impl (`Enum::Variant`), for `From<Enum> for DataType`.
-pub(crate) fn outer_path(ident: &Ident, v: &Variant) -> TokenStream {
-    match v.ident {
-        Some(variant) => quote!(#ident::#variant),
-        None => quote!(#ident),
-    }
-}
-
-/// A pattern matching the item and binding `field` (if any) to `binding`.
-pub(crate) fn pattern(path: &TokenStream, field: Option<(&Field, &Ident)>) -> TokenStream {
-    match field {
-        Some((field, binding)) => {
-            let member = &field.member;
-            quote!(#path { #member: #binding, .. })
-        }
-        None => quote!(#path { .. }),
-    }
-}
-
-/// The item's `#[cfg]` attributes, repeated on what is generated for it.
-pub(crate) fn cfgs(v: &Variant) -> TokenStream {
-    let cfgs = &v.cfgs;
-    quote!(#(#cfgs)*)
-}
-
-/// The variant's name as a string, for errors (the type's name for a struct).
-pub(crate) fn value_name(input: &Input, v: &Variant) -> String {
-    v.ident.unwrap_or(input.ident).to_string()
-}
-
-/// The binding for a field in generated patterns.
-pub(crate) fn binding(name: &str) -> Ident {
-    format_ident!("__dlpack_{}", name)
-}
-
-/// A where predicate `ty: bound` when `ty` mentions a type parameter of the input.
-pub(crate) fn bound_if_generic(
-    input: &Input,
-    ty: &Type,
-    bound: TokenStream,
-    out: &mut Vec<WherePredicate>,
-) {
-    if check::mentions_type_param(input, ty) {
-        out.push(syn::parse_quote!(#ty: #bound));
-    }
-}
-
-/// A `const` assertion, spanned on the user's tokens so the error points at them: every
-/// token is respanned, since rustc reports a failed evaluation at the `panic!` inside.
-/// (A proc macro's `call_site` and the user's spans resolve names alike, so this changes
-/// nothing but where the error points.)
-pub(crate) fn const_check(span: Span, body: TokenStream) -> TokenStream {
-    respan(quote!(const _: () = #body;), span)
-}
-
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut tt| {
-            if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
-                group.set_span(span);
-                tt = proc_macro2::TokenTree::Group(group);
-            } else {
-                tt.set_span(span);
-            }
-            tt
-        })
-        .collect()
+/// The impls of a valid input: each item's part of every function, inside the builder's impls.
+fn expand(input: &Input, model: &Model) -> TokenStream {
+    let paths = model.kind.paths(&model.krate);
+    let g = Gen {
+        input,
+        paths: &paths,
+        items: &model.items,
+    };
+    let parts = Parts {
+        bounds: g.bounds(),
+        produces: g.set(false),
+        accepts: g.set(true),
+        export: g.export(),
+        import: g.import(),
+        from: g.from(),
+        inherent: model.is_enum.then(|| g.inherent()),
+        checks: assertions::expand(input, &paths, &model.items),
+        fallback: false,
+    };
+    builder::build(input, &paths, parts)
 }

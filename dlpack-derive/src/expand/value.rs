@@ -12,9 +12,9 @@ use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::ast::Input;
 use crate::check::{Const, Export, mentions_type_param};
-use crate::kind::{Kind, Paths};
+use crate::parse::ast::Input;
+use crate::parse::kind::{Kind, Paths};
 
 /// The value of a constant.
 pub(super) fn constant(paths: &Paths, value: Const) -> TokenStream {
@@ -131,7 +131,7 @@ pub(super) fn key(paths: &Paths, input: &Input, index: usize, export: &Export) -
         }
         Export::Element(_) => {
             let value = known(paths, export)?;
-            let key = super::binding("key");
+            let key = super::tokens::binding("key");
             Some(plain(
                 quote!(#key if #key == #krate::__private::data_type_key(#value)),
             ))

@@ -4,24 +4,41 @@
 use dlpack_grammar::{Bits, InvalidDataType};
 use proc_macro2::Span;
 
-use super::{Direct, Outcome, sources};
-use crate::ast::{Field, Variant};
-use crate::attr::{Attrs, Opt, Target, Value};
-use crate::check::{Claim, Const, Export, Raw};
-use crate::ctxt::Ctxt;
-use crate::kind::Kind;
-use crate::names;
-use crate::symbol::Sym;
+use crate::check::model::{Claim, Const, Direct, Export, Outcome, Raw};
+use crate::parse::ast::{Field, Variant};
+use crate::parse::attr::{Attrs, Opt, Value};
+use crate::parse::ctxt::Ctxt;
+use crate::parse::names::{self, Target};
+use crate::parse::symbol::Sym;
+
+/// The options of an item and its fields that give a data type, described for conflicts: the
+/// name first, if any.
+pub(super) fn sources(attrs: &Attrs, v: &Variant) -> Vec<(Span, String)> {
+    let mut out = Vec::new();
+    if let Some(named) = &attrs.name {
+        out.push((named.span, "a data type name".to_owned()));
+    }
+    if let Some(span) = parts(attrs) {
+        out.push((span, "`code = …, bits = …`".to_owned()));
+    }
+    if let Some(span) = attrs.span(Sym::Element) {
+        out.push((span, "`element = …`".to_owned()));
+    }
+    for (_, span) in raw_roles(v) {
+        out.push((span, "a `code`/`bits`/`lanes` field".to_owned()));
+    }
+    out
+}
 
 /// The span of the first of `code = …`, `bits = …`, `lanes = …`.
-pub(super) fn parts(attrs: &Attrs) -> Option<Span> {
+fn parts(attrs: &Attrs) -> Option<Span> {
     [Sym::Code, Sym::Bits, Sym::Lanes]
         .into_iter()
         .find_map(|sym| attrs.valued(sym).map(|o| o.key))
 }
 
 /// The fields marked `#[dlpack(code)]`, `#[dlpack(bits)]` or `#[dlpack(lanes)]`.
-pub(super) fn raw_roles<'v, 'a>(v: &'v Variant<'a>) -> Vec<(&'v Field<'a>, Span)> {
+fn raw_roles<'v, 'a>(v: &'v Variant<'a>) -> Vec<(&'v Field<'a>, Span)> {
     v.fields
         .iter()
         .filter_map(|f| {
@@ -33,7 +50,7 @@ pub(super) fn raw_roles<'v, 'a>(v: &'v Variant<'a>) -> Vec<(&'v Field<'a>, Span)
         .collect()
 }
 
-pub(in crate::check) fn direct<'a>(
+pub(crate) fn direct<'a>(
     cx: &Ctxt,
     v: &'a Variant<'a>,
     attrs: &'a Attrs,
@@ -51,7 +68,7 @@ pub(in crate::check) fn direct<'a>(
         );
     }
     // The ways to give the data type, in the order they were most likely meant.
-    let forms: Vec<(Span, String)> = sources(Kind::DataType, attrs, v)
+    let forms: Vec<(Span, String)> = sources(attrs, v)
         .into_iter()
         .filter(|(_, form)| !form.contains("field"))
         .collect();

@@ -3,15 +3,34 @@
 
 use proc_macro2::Span;
 
-use super::{Direct, Outcome};
-use crate::ast::{Input, Variant};
-use crate::attr::{Attrs, Target};
-use crate::check::{Claim, Const, Export, is_primitive_integer};
-use crate::ctxt::Ctxt;
-use crate::symbol::Sym;
+use crate::check::model::{Claim, Const, Direct, Export, Outcome};
+use crate::check::types::is_primitive_integer;
+use crate::parse::ast::{Input, Variant};
+use crate::parse::attr::Attrs;
+use crate::parse::ctxt::Ctxt;
+use crate::parse::names::Target;
+use crate::parse::symbol::Sym;
+
+/// The options of an item and its fields that give a device, described for conflicts: the
+/// device name first, if any.
+pub(super) fn sources(attrs: &Attrs, v: &Variant) -> Vec<(Span, String)> {
+    let mut out = Vec::new();
+    if let Some(named) = &attrs.name {
+        out.push((
+            named.span,
+            match named.target {
+                Target::Device(info) => format!("the device `{}`", info.name),
+                // A device derive parses no data type names; described all the same.
+                Target::DataType { .. } => "a data type name".to_owned(),
+            },
+        ));
+    }
+    out.extend(id_sources(attrs, v));
+    out
+}
 
 /// Every way the options of an item and its fields give a device id.
-pub(super) fn id_sources(attrs: &Attrs, v: &Variant) -> Vec<(Span, String)> {
+fn id_sources(attrs: &Attrs, v: &Variant) -> Vec<(Span, String)> {
     let mut out = Vec::new();
     if let Some(opt) = attrs.valued(Sym::Id) {
         out.push((opt.key, "`id = …`".to_owned()));
@@ -32,7 +51,7 @@ pub(super) fn id_sources(attrs: &Attrs, v: &Variant) -> Vec<(Span, String)> {
     out
 }
 
-pub(in crate::check) fn direct<'a>(
+pub(crate) fn direct<'a>(
     cx: &Ctxt,
     input: &Input,
     v: &'a Variant<'a>,

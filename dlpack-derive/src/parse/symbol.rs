@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::kind::Kind;
+use super::kind::Kind;
 
 /// One option key.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -56,8 +56,9 @@ pub(crate) enum Place {
 }
 
 impl Sym {
+    /// Every key, in the order messages list them: each derive's own keys, then the ones both
+    /// take.
     const ALL: [Sym; 13] = [
-        Sym::Crate,
         Sym::Code,
         Sym::Bits,
         Sym::Lanes,
@@ -65,12 +66,21 @@ impl Sym {
         Sym::Id,
         Sym::IdWith,
         Sym::DeviceWith,
-        Sym::ImportWith,
-        Sym::Default,
         Sym::ExportOnly,
+        Sym::Default,
+        Sym::ImportWith,
         Sym::Skip,
         Sym::Delegate,
+        Sym::Crate,
     ];
+
+    /// The options `kind`'s derive takes, in the order messages list them. Which derive a key
+    /// belongs to is written once, in [`Sym::kind`].
+    pub(crate) fn keys(kind: Kind) -> impl Iterator<Item = Sym> {
+        Sym::ALL
+            .into_iter()
+            .filter(move |s| s.kind().is_none_or(|k| k == kind))
+    }
 
     /// The key as written.
     pub(crate) fn name(self) -> &'static str {

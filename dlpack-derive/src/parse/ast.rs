@@ -5,13 +5,14 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Data, DeriveInput, Fields, GenericArgument, Generics, Ident, Index, Member,
+    Attribute, Data, DeriveInput, Fields, GenericArgument, Generics, Ident, Index, Member, Path,
     PathArguments, Type,
 };
 
-use crate::attr::{self, Attrs};
-use crate::ctxt::Ctxt;
-use crate::kind::Kind;
+use super::attr::{self, Attrs};
+use super::ctxt::Ctxt;
+use super::kind::Kind;
+use super::symbol::Sym;
 
 pub(crate) struct Input<'a> {
     /// Which derive reads it.
@@ -93,6 +94,16 @@ impl<'a> Input<'a> {
             vis: &input.vis,
             attrs,
             body,
+        }
+    }
+}
+
+impl Input<'_> {
+    /// The path of dlpack-core in generated code: `#[dlpack(crate = "…")]` or `::dlpack_core`.
+    pub(crate) fn krate(&self) -> Path {
+        match self.attrs.path(Sym::Crate) {
+            Some(path) => path.clone(),
+            None => syn::parse_quote!(::dlpack_core),
         }
     }
 }

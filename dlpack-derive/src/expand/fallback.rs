@@ -6,11 +6,10 @@
 
 use proc_macro2::TokenStream;
 
-use crate::ast::Input;
-use crate::check::krate;
-use crate::expand::builder::{self, Parts};
+use super::builder::{self, Parts};
+use crate::parse::ast::Input;
 
 pub(crate) fn expand(input: &Input) -> TokenStream {
-    let paths = input.kind.paths(&krate(input));
+    let paths = input.kind.paths(&input.krate());
     builder::build(input, &paths, Parts::fallback(input, &paths))
 }

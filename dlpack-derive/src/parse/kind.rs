@@ -6,8 +6,6 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Ident, Path};
 
-use crate::symbol::Sym;
-
 /// The value a derive maps to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Kind {
@@ -64,24 +62,6 @@ impl Kind {
             Kind::DataType => "Bool(#[dlpack(delegate)] BoolStore)",
             Kind::Device => "Dispatch(#[dlpack(delegate)] InnerDevice)",
         }
-    }
-
-    /// The options this derive takes, in the order messages list them: its own, then the
-    /// ones both take.
-    pub(crate) fn keys(self) -> impl Iterator<Item = Sym> {
-        let own: &[Sym] = match self {
-            Kind::DataType => &[Sym::Code, Sym::Bits, Sym::Lanes, Sym::Element],
-            Kind::Device => &[Sym::Id, Sym::IdWith, Sym::DeviceWith],
-        };
-        let shared = [
-            Sym::ExportOnly,
-            Sym::Default,
-            Sym::ImportWith,
-            Sym::Skip,
-            Sym::Delegate,
-            Sym::Crate,
-        ];
-        own.iter().copied().chain(shared)
     }
 
     /// The paths generated code names, under dlpack-core's path `krate`.

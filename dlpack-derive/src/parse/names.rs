@@ -3,11 +3,17 @@
 //! of the other derive's kind (a data type in a device derive). This is the one module that
 //! calls dlpack-grammar's parsers.
 
-use dlpack_grammar::{ForeignName, InvalidDataType};
+use dlpack_grammar::{DeviceInfo, ForeignName, InvalidDataType};
 
-use crate::attr::Target;
-use crate::kind::Kind;
-use crate::symbol::{Form, Sym};
+use super::kind::Kind;
+use super::symbol::{Form, Sym};
+
+/// What an item maps to by name: a data type string, or a bare device name.
+#[derive(Clone, Copy)]
+pub(crate) enum Target {
+    DataType { code: u8, bits: u8, lanes: u16 },
+    Device(&'static DeviceInfo),
+}
 
 /// A data type name as written in `#[dlpack("…")]`.
 pub(crate) fn data_type_string(text: &str) -> Result<Target, String> {
@@ -85,7 +91,7 @@ pub(crate) fn unknown_option(kind: Kind, key: &str) -> String {
     if let Some(foreign) = foreign {
         return elsewhere(kind, key, foreign);
     }
-    let keys: Vec<&'static str> = kind.keys().map(Sym::name).collect();
+    let keys: Vec<&'static str> = Sym::keys(kind).map(Sym::name).collect();
     if let Some(s) = dlpack_grammar::suggest(key, &keys) {
         return format!("unknown option `{key}`; did you mean `{s}`?");
     }
@@ -110,7 +116,7 @@ pub(crate) fn unknown_option(kind: Kind, key: &str) -> String {
             format!("a device name ({})", names.join(", "))
         }
     };
-    let options: Vec<String> = kind.keys().map(written).collect();
+    let options: Vec<String> = Sym::keys(kind).map(written).collect();
     format!(
         "unknown option `{key}`: expected {first}, {}",
         or_list(&options)

@@ -13,10 +13,10 @@ use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitInt, LitStr, Meta, Path, Token, Type};
 
-use crate::ctxt::Ctxt;
-use crate::kind::Kind;
-use crate::names;
-use crate::symbol::{Form, Sym};
+use super::ctxt::Ctxt;
+use super::kind::Kind;
+use super::names::{self, Target};
+use super::symbol::{Form, Sym};
 
 /// One option as written: its key, where the key is, and its value.
 pub(crate) struct Opt {
@@ -35,13 +35,6 @@ pub(crate) enum Value {
     Code(&'static CodeInfo, Span),
     /// `bits = 16`, `lanes = 4`, `id = 0`, checked against the key's range.
     Int(i64, Span),
-}
-
-/// What an item maps to by name: a data type string, or a bare device name.
-#[derive(Clone, Copy)]
-pub(crate) enum Target {
-    DataType { code: u8, bits: u8, lanes: u16 },
-    Device(&'static DeviceInfo),
 }
 
 /// A name and where it was written.
