@@ -169,9 +169,8 @@ pub(crate) unsafe fn release_with<D: Driver>(
 ) {
     // SAFETY: live, by this function's contract.
     let scope = unsafe { Scope::enter(driver, context) };
-    if scope.is_ok()
-        && let Some(wait) = consumer.and_then(|consumer| wait_plan(consumer.raw()?, Some(producer)))
-    {
+    let wait = consumer.and_then(|consumer| wait_plan(consumer.raw()?, Some(producer)));
+    if let (Ok(_), Some(wait)) = (&scope, wait) {
         // SAFETY: as above.
         if unsafe { driver.wait(wait.record_on, wait.waiter) }.is_err() {
             let _ = driver.synchronize_context();

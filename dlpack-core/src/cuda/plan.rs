@@ -79,28 +79,28 @@ impl Plan {
             };
         }
         let mut axes = merged(shape, strides, itemsize);
-        if let Some(last) = axes.last()
-            && last.src == itemsize as isize
-        {
+        if let Some(last) = axes.last().filter(|last| last.src == itemsize as isize) {
             block.width = last.extent * itemsize;
             axes.pop();
         }
         block.src_pitch = block.width;
         block.src_slice = block.width;
-        if let Some(rows) = axes.last()
-            && let Ok(pitch) = usize::try_from(rows.src)
-            && pitch >= block.width
-            && pitch <= max_pitch
-        {
+        let rows = axes.last().copied().and_then(|rows| {
+            let pitch = usize::try_from(rows.src).ok()?;
+            (block.width..=max_pitch)
+                .contains(&pitch)
+                .then_some((rows, pitch))
+        });
+        if let Some((rows, pitch)) = rows {
             block.height = rows.extent;
             block.src_pitch = pitch;
             block.src_slice = pitch * rows.extent;
             axes.pop();
-            if let Some(slices) = axes.last()
-                && let Ok(slice) = usize::try_from(slices.src)
-                && slice % pitch == 0
-                && slice / pitch >= block.height
-            {
+            let slices = axes.last().copied().and_then(|slices| {
+                let slice = usize::try_from(slices.src).ok()?;
+                (slice % pitch == 0 && slice / pitch >= block.height).then_some((slices, slice))
+            });
+            if let Some((slices, slice)) = slices {
                 block.depth = slices.extent;
                 block.src_slice = slice;
                 axes.pop();

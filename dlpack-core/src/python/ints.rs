@@ -76,12 +76,12 @@ impl<'a, 'py> Ints<'a, 'py> {
         shape: &str,
         ranges: [(&str, i64); N],
     ) -> PyResult<[i64; N]> {
-        if let Some(ints) = exact_ints::<N>(self.value)
-            && ints
-                .iter()
+        let in_range = |ints: &[i64; N]| {
+            ints.iter()
                 .zip(&ranges)
                 .all(|(value, &(_, max))| (0..=max).contains(value))
-        {
+        };
+        if let Some(ints) = exact_ints::<N>(self.value).filter(in_range) {
             return Ok(ints);
         }
         self.ints_the_long_way(shape, ranges)

@@ -232,9 +232,8 @@ fn numpy_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<DataType> {
     const USER_DEFINED: i64 = 256;
     if num >= USER_DEFINED {
         let name: String = dtype.getattr(intern!(py, "name"))?.extract()?;
-        if let Ok(data_type) = name.parse::<DataType>()
-            && data_type.itemsize() == itemsize
-        {
+        let parsed = name.parse::<DataType>().ok();
+        if let Some(data_type) = parsed.filter(|data_type| data_type.itemsize() == itemsize) {
             return Ok(data_type);
         }
         return Err(PyValueError::new_err(format!(

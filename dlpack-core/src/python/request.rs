@@ -292,10 +292,10 @@ impl DlpackRequest {
         read_only: bool,
         can_copy_to: impl Fn(Device) -> bool,
     ) -> PyResult<Export> {
-        if let Some(stream) = self.stream
-            && stream != -1
-            && !has_streams(current)
-        {
+        let refused = self
+            .stream
+            .filter(|&stream| stream != -1 && !has_streams(current));
+        if let Some(stream) = refused {
             return Err(PyValueError::new_err(format!(
                 "stream={stream} was given for a tensor on {current}, which has no streams: \
                  only stream=None (or -1) is accepted there"

@@ -195,9 +195,7 @@ pub(crate) fn settle(
     let view = imported.view().map_err(buffer_error)?;
     let here = view.device();
     let copied = imported.flags().contains(Flags::IS_COPIED);
-    if let Some(device) = device
-        && here != device
-    {
+    if let Some(device) = device.filter(|&device| device != here) {
         return Err(PyBufferError::new_err(format!(
             "the producer exported a tensor on {here}, not on the requested {device}"
         )));

@@ -1,7 +1,10 @@
 //! `Tensor` in CUDA memory (feature `cuda`): export with the stream rule, import on the
 //! library's stream, and the few operations `dlpack_demo` has, queued on that stream.
 
+use std::sync::Arc;
+
 use dlpack_core::ManagedTensor;
+use dlpack_core::cuda::cudarc::driver::CudaStream;
 use dlpack_core::cuda::{StreamArg, sync_for_consumer, sync_for_host};
 use dlpack_core::ffi::DLDeviceType;
 use dlpack_core::python::{DlpackRequest, from_dlpack, from_dlpack_on_stream, read_tensor_device};
@@ -126,25 +129,32 @@ pub fn import_on_stream(
         }
         None => None,
     };
-    if let Some(target) = target
-        && target.device_type == DLDeviceType::CUDA
-        && let Ok(ordinal) = u32::try_from(target.device_id)
-        && let Ok(stream) = cuda::stream(ordinal)
-    {
+    if let Some(stream) = target.and_then(library_stream) {
         return from_dlpack_on_stream(obj, device, copy, &stream);
     }
     let tensor = from_dlpack(obj, device, copy)?;
     // A producer that did not say where its tensor is was asked without `stream=`: it ordered
     // its work before the legacy default stream, which the library's stream now waits for.
     let there = tensor.device();
-    if target.is_none()
-        && there.device_type == DLDeviceType::CUDA
-        && let Ok(ordinal) = u32::try_from(there.device_id)
-        && let Ok(stream) = cuda::stream(ordinal)
-    {
+    let unordered = if target.is_none() {
+        library_stream(there)
+    } else {
+        None
+    };
+    if let Some(stream) = unordered {
         let legacy = stream.context().default_stream();
         // SAFETY: the consumer named is the library's own stream, alive for the process.
         unsafe { sync_for_consumer(&legacy, StreamArg::of(&stream)) }?;
     }
     Ok(tensor)
+}
+
+/// The library's stream on `device` when it is a CUDA device the driver opens, else `None`:
+/// such a tensor is then imported, and ordered, as any other is.
+fn library_stream(device: dlpack_core::Device) -> Option<Arc<CudaStream>> {
+    if device.device_type != DLDeviceType::CUDA {
+        return None;
+    }
+    let ordinal = u32::try_from(device.device_id).ok()?;
+    cuda::stream(ordinal).ok()
 }
