@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use crate::aliases::{ForeignName, data_type_meaning};
 use crate::tables::{Bits, CODES, CodeInfo, NAMED_DATA_TYPES, code_info};
 use crate::{parse_decimal, suggest::suggest_data_type};
 
@@ -287,6 +288,23 @@ pub fn parse_data_type(s: &str) -> Result<DataTypeParts, DataTypeNameError> {
         .ok_or(DataTypeNameError::BadLanes)?;
     let (code, bits) = parse_base(base)?;
     finish(code, bits, lanes)
+}
+
+/// What a data type spelling from another framework means in DLPack: `None` for a name
+/// [`parse_data_type`] accepts (canonical or alias), and for a spelling no framework uses.
+///
+/// ```
+/// let half = dlpack_grammar::foreign_data_type("torch.half").unwrap();
+/// assert_eq!(half.dlpack, ["float16"]);
+/// assert_eq!(dlpack_grammar::foreign_data_type("F8_E4M3").unwrap().dlpack, ["float8_e4m3fn"]);
+/// assert_eq!(dlpack_grammar::foreign_data_type("BFloat16").unwrap().dlpack, ["bfloat16"]);
+/// assert_eq!(dlpack_grammar::foreign_data_type("bfloat16"), None);
+/// ```
+pub fn foreign_data_type(spelling: &str) -> Option<ForeignName> {
+    if parse_data_type(spelling).is_ok() {
+        return None;
+    }
+    data_type_meaning(spelling)
 }
 
 fn finish(code: u8, bits: u8, lanes: u16) -> Result<DataTypeParts, DataTypeNameError> {

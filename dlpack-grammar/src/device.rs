@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use crate::aliases::{ForeignName, device_meaning};
 use crate::tables::{DEVICES, DeviceInfo, device_by_name, device_info};
 use crate::{parse_decimal, suggest::suggest_device};
 
@@ -181,6 +182,22 @@ pub fn parse_device(s: &str) -> Result<DeviceParts, DeviceNameError> {
         device_type: info.device_type,
         device_id,
     })
+}
+
+/// What a device spelling from another framework means in DLPack: `None` for a DLPack device
+/// name, and for a spelling no framework uses.
+///
+/// ```
+/// assert_eq!(dlpack_grammar::foreign_device("mps").unwrap().dlpack, ["metal"]);
+/// assert!(dlpack_grammar::foreign_device("gpu").unwrap().dlpack.contains(&"rocm"));
+/// assert_eq!(dlpack_grammar::foreign_device("CudaHost").unwrap().dlpack, ["cuda_host"]);
+/// assert_eq!(dlpack_grammar::foreign_device("cuda"), None);
+/// ```
+pub fn foreign_device(spelling: &str) -> Option<ForeignName> {
+    if device_by_name(spelling).is_some() {
+        return None;
+    }
+    device_meaning(spelling)
 }
 
 #[cfg(test)]
