@@ -23,10 +23,11 @@ identifiers), not with regular expressions over the text: a pattern that misread
 swallows the code after it, and the cycle in that code goes unseen.
 
 A module file whose inner docs (`//!`) hold a fenced `text` block whose first line starts with
-`layers` is also held to that map (the format: /work/notes/layers.md, summed up in
-CONTRIBUTING.md): each following line names child modules declared in the file, every child
-exactly once, and a file under one child may use a file under another only if the other's line
-is below its own.
+`layers` is also held to that map (the format is in CONTRIBUTING.md): each following line names child
+modules declared in the file (`mod x;`), every one exactly once (modules written inline belong
+to the file and are not listed; `#[cfg(test)]` ones are test code), and a file under one child
+may use a file under another only if the other's line is below its own, never one on its own
+line.
 
 Exit status 1 when any cycle or layer error is found, 0 otherwise.
 """
@@ -177,22 +178,9 @@ def tokenize(src):
             i = j
             continue
         if c.isdigit():
-            j = i + 1
-            while j < n and (_ident_char(src[j])):
-                # `1e-3` and `1E+3`: the sign belongs to the exponent of a decimal number.
-                if src[j] in "eE" and j + 1 < n and src[j + 1] in "+-" and not src.startswith(("0x", "0b", "0o"), i):
-                    j += 2
-                    continue
-                j += 1
-            # A fraction: `1.5`, but not the range `1..2`, nor a method or field `1.max(2)`.
-            if j + 1 < n and src[j] == "." and src[j + 1].isdigit():
-                j += 1
-                while j < n and (_ident_char(src[j]) or (src[j] in "+-" and src[j - 1] in "eE")):
-                    j += 1
-            elif j < n and src[j] == "." and not (j + 1 < n and (src[j + 1] == "." or _ident_start(src[j + 1]))):
-                j += 1  # `1.` is a float literal
-            tokens.append(Token("literal", src[i:j], start_line))
-            i = j
+            end = _number_end(src, i)
+            tokens.append(Token("literal", src[i:end], start_line))
+            i = end
             continue
         if c == '"':
             end = quoted(i + 1, None)
@@ -229,6 +217,37 @@ def tokenize(src):
         tokens.append(Token("punct", c, start_line))
         i += 1
     return tokens, docs
+
+
+def _number_end(src, i):
+    """The index after the number literal starting at `i`: `0x1f`, `1_000u32`, `1.5e-3f64`,
+    `1.`, but not the `.` of a range (`0..n`) or of a method or field (`1.max(2)`, `t.0`)."""
+    n = len(src)
+
+    def digits(j):
+        while j < n and (src[j].isdigit() or src[j] == "_"):
+            j += 1
+        return j
+
+    def suffix(j):
+        while j < n and _ident_char(src[j]):
+            j += 1
+        return j
+
+    if src.startswith(("0x", "0o", "0b"), i):
+        return suffix(i + 2)  # the digits of these are letters too, and so is the suffix
+    j = digits(i)
+    if j + 1 < n and src[j] == "." and src[j + 1].isdigit():
+        j = digits(j + 1)
+    elif j < n and src[j] == "." and not (j + 1 < n and (src[j + 1] == "." or _ident_start(src[j + 1]))):
+        return j + 1
+    if j < n and src[j] in "eE":
+        k = j + 1
+        if k < n and src[k] in "+-":
+            k += 1
+        if k < n and src[k].isdigit():
+            j = digits(k)
+    return suffix(j)
 
 
 def _char_end(src, quote, error):
@@ -403,7 +422,7 @@ class Crate:
         try:
             tokens, docs = tokenize(src)
         except LexError as e:
-            raise SystemExit(f"{os.path.join(self.root, file)}: {e}")
+            raise SystemExit(f"{full}: {e}")
         # `#![cfg(test)]` at the top of a file makes all of it test code.
         i = 0
         while i + 2 < len(tokens) and [t.text for t in tokens[i : i + 3]] == ["#", "!", "["]:
@@ -418,7 +437,10 @@ class Crate:
         self.docs[file] = docs
         if parent is not None:
             parent.children[path[-1]] = module
-        self._walk(module, tokens, 0, len(tokens), file, ())
+        try:
+            self._walk(module, tokens, 0, len(tokens), file, ())
+        except LexError as e:
+            raise SystemExit(f"{full}: {e}")
 
     def _mod_file(self, file, inline_dirs, name, attrs):
         """The file of `mod name;` declared in `file` inside inline modules `inline_dirs`."""
@@ -483,7 +505,10 @@ class Crate:
                 while j < end and tokens[j].text != ";":
                     j += 1
                 is_pub = depth == 0 and _visibility_before(tokens, i)
-                for segs, binding in expand_use(tokens[i + 1 : j]):
+                # `use $crate::x;` in a macro body names this crate like `crate::x`.
+                tree = [u for k, u in enumerate(tokens[i + 1 : j], i + 1)
+                        if not (u.text == "$" and tokens[k + 1].text == "crate")]
+                for segs, binding in expand_use(tree):
                     module.uses.append((segs, t.line, is_pub, binding))
                     if binding is None:
                         module.globs.append((segs, t.line, is_pub))
@@ -588,12 +613,13 @@ class Crate:
         return None
 
     def binding_target(self, module, name, seen=frozenset()):
+        """Where the name a `use` binds in `module` points, from the crate root."""
         key = (module.path, name)
         if key in self._memo:
             return self._memo[key]
-        segs = module.bindings[name][0]
-        target = self.absolute(module, segs, seen | {key})
-        self._memo[key] = target
+        target = self.absolute(module, module.bindings[name][0], seen | {key})
+        if not seen:  # a result cut short by a circle of imports is not the answer
+            self._memo[key] = target
         return target
 
     def offers(self, module, name, seen=frozenset()):

@@ -64,6 +64,8 @@ class Tokenizer(unittest.TestCase):
         self.assertEqual(texts("0..n"), ["0", ".", ".", "n"])
         self.assertEqual(texts("1.5e-3 + 2u8"), ["1.5e-3", "+", "2u8"])
         self.assertEqual(texts("x.0.max(1.)"), ["x", ".", "0", ".", "max", "(", "1.", ")"])
+        self.assertEqual(texts("0x1E-3"), ["0x1E", "-", "3"])
+        self.assertEqual(texts("1usize-crate::x"), ["1usize", "-", "crate", "::", "x"])
 
     def test_line_numbers_count_lines_inside_literals(self):
         tokens = cc.tokenize('"a\nb" /* c\nd */ r"e\nf"\nx')[0]
@@ -110,7 +112,7 @@ class Cycles(unittest.TestCase):
     def test_each_lexer_trap(self):
         g = graph("lexer_traps")
         traps = sorted(f for f in g if f not in ("lib.rs", "target.rs", "phantom.rs"))
-        self.assertEqual(len(traps), 10)
+        self.assertEqual(len(traps), 11)
         for trap in traps:
             with self.subTest(trap=trap):
                 self.assertEqual(g[trap], {"target.rs"})
