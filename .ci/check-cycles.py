@@ -384,6 +384,7 @@ class Module:
         self.paths = []  # (segments, line) written in code
         self.idents = set()  # identifiers in code (outside `use` declarations)
         self.uses = []  # (segments as written, line, pub, binding or None for a glob)
+        self.test_children = set()  # names of `#[cfg(test)] mod x;` declared here
 
 
 class Crate:
@@ -459,12 +460,14 @@ class Crate:
                 return os.path.normpath(candidate)
         return None
 
-    def _note_test_mod(self, item, file, inline_dirs):
-        """Remembers the files of a `#[cfg(test)] mod x;`, so they are not reported as files no
-        module names."""
+    def _note_test_mod(self, module, item, file, inline_dirs):
+        """Remembers a `#[cfg(test)] mod x`: its name, for the layer maps, and the files of a
+        `mod x;`, so that they are not reported as files no module names."""
         texts = [t.text for t in item if t.text not in ("pub", "(", ")", "crate", "super")]
         while texts[:1] == ["#"]:
             texts = texts[texts.index("]") + 1 :] if "]" in texts else []
+        if len(texts) >= 3 and texts[0] == "mod" and texts[2] in (";", "{"):
+            module.test_children.add(texts[1])
         if len(texts) == 3 and texts[0] == "mod" and texts[2] == ";":
             child = self._mod_file(file, inline_dirs, texts[1], [])
             if child is not None:
@@ -491,7 +494,7 @@ class Crate:
                         self._scan_code(module, tokens, k, tokens[k - 1], close)
                     if is_test_only(attr) and not inner:
                         after = item_end(tokens, close + 1, end, nested=depth > 0)
-                        self._note_test_mod(tokens[close + 1 : after], file, inline_dirs)
+                        self._note_test_mod(module, tokens[close + 1 : after], file, inline_dirs)
                         i = after
                         attrs = []
                         prev = None
@@ -742,6 +745,9 @@ class Crate:
                 for name in names:
                     if name in level:
                         errors.append(f"{file}:{line}: layers: `{name}` is listed twice")
+                    elif name in module.test_children:
+                        errors.append(
+                            f"{file}:{line}: layers: `{name}` is a #[cfg(test)] module: test code is not layered, leave it out")
                     elif name in inline:
                         errors.append(
                             f"{file}:{line}: layers: `{name}` is written inline in {file}, so it belongs to the file: leave it out")

@@ -163,10 +163,11 @@ class Layers(unittest.TestCase):
         status, out = run("layers_names")
         self.assertEqual(status, 1)
         errors = [line for line in out.splitlines() if line.startswith("LAYERS:")]
-        self.assertEqual(len(errors), 4, out)
+        self.assertEqual(len(errors), 5, out)
         self.assertIn("`nope` is not a child module of lib.rs (its children: a, b, c)", out)
         self.assertIn("`a` is listed twice", out)
         self.assertIn("`inline_mod` is written inline in lib.rs", out)
+        self.assertIn("`tests` is a #[cfg(test)] module", out)
         self.assertIn("child module `c` is missing from the map", out)
 
     def test_maps_are_read_from_inner_docs(self):
