@@ -893,6 +893,35 @@ def cycles(graph):
     return sorted(out)
 
 
+def circles(graph, comp):
+    """The shortest circle through each file of a strongly connected component, each once:
+    what to cut, where a component of many files lists too many uses to read."""
+    inside, found = set(comp), []
+    for start in sorted(comp):
+        back, queue, path = {start: None}, [start], None
+        while queue and path is None:
+            nxt = []
+            for v in queue:
+                for w in sorted(graph[v]):
+                    if w == start:
+                        path = [v]
+                        while back[path[-1]] is not None:
+                            path.append(back[path[-1]])
+                        path.reverse()
+                        break
+                    if w in inside and w not in back:
+                        back[w] = v
+                        nxt.append(w)
+                if path is not None:
+                    break
+            queue = nxt
+        turn = path.index(min(path))
+        circle = path[turn:] + path[:turn]
+        if circle not in found:
+            found.append(circle)
+    return found
+
+
 def check(root, show_graph=False, out=None):
     """Checks one crate; returns the number of problems found."""
     out = out or sys.stdout
@@ -907,6 +936,8 @@ def check(root, show_graph=False, out=None):
     found = cycles(graph)
     for c in found:
         print("CYCLE: " + " <-> ".join(c), file=out)
+        for circle in circles(graph, c):
+            print("  circle: " + " -> ".join(circle + circle[:1]), file=out)
         for f in c:
             for g in sorted(d for d in graph[f] if d in c):
                 line, what = graph[f][g]

@@ -109,6 +109,12 @@ class Cycles(unittest.TestCase):
         )
         self.assertIn("data_type.rs", graph("grammar_cycle")["aliases.rs"])
 
+    def test_circles_name_what_to_cut(self):
+        g = {"a": {"b"}, "b": {"a", "c"}, "c": {"a"}, "d": set()}
+        self.assertEqual(cc.cycles(g), [["a", "b", "c"]])
+        self.assertEqual(cc.circles(g, ["a", "b", "c"]), [["a", "b"], ["a", "b", "c"]])
+        self.assertIn("circle: aliases.rs -> data_type.rs -> suggest.rs -> aliases.rs", run("grammar_cycle")[1])
+
     def test_each_lexer_trap(self):
         g = graph("lexer_traps")
         traps = sorted(f for f in g if f not in ("lib.rs", "target.rs", "phantom.rs"))
