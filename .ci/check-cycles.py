@@ -24,10 +24,9 @@ swallows the code after it, and the cycle in that code goes unseen.
 
 A module file whose inner docs (`//!`) hold a fenced `text` block whose first line starts with
 `layers` is also held to that map (the format is in CONTRIBUTING.md): each following line names child
-modules declared in the file (`mod x;`), every one exactly once (modules written inline belong
-to the file and are not listed; `#[cfg(test)]` ones are test code), and a file under one child
-may use a file under another only if the other's line is below its own, never one on its own
-line.
+modules declared in the file (`mod x;`, `#[cfg(test)]` ones included), every one exactly once
+(modules written inline belong to the file and are not listed), and a file under one child may
+use a file under another only if the other's line is below its own, never one on its own line.
 
 Exit status 1 when any cycle or layer error is found, 0 otherwise.
 """
@@ -384,7 +383,7 @@ class Module:
         self.paths = []  # (segments, line) written in code
         self.idents = set()  # identifiers in code (outside `use` declarations)
         self.uses = []  # (segments as written, line, pub, binding or None for a glob)
-        self.test_children = set()  # names of `#[cfg(test)] mod x;` declared here
+        self.test_children = {}  # `#[cfg(test)] mod x`: name -> written inline or not
 
 
 class Crate:
@@ -467,7 +466,7 @@ class Crate:
         while texts[:1] == ["#"]:
             texts = texts[texts.index("]") + 1 :] if "]" in texts else []
         if len(texts) >= 3 and texts[0] == "mod" and texts[2] in (";", "{"):
-            module.test_children.add(texts[1])
+            module.test_children[texts[1]] = texts[2] == "{"
         if len(texts) == 3 and texts[0] == "mod" and texts[2] == ";":
             child = self._mod_file(file, inline_dirs, texts[1], [])
             if child is not None:
@@ -738,16 +737,17 @@ class Crate:
         errors = []
         for file, rows, at in self.layer_maps():
             module = self.files[file]
+            # A test module with a file is a child like any other, though its uses are not
+            # checked (test code is not in the graph); one written inline belongs to the file.
             declared = {n for n, c in module.children.items() if not c.inline}
+            declared |= {n for n, inline in module.test_children.items() if not inline}
             inline = {n for n, c in module.children.items() if c.inline}
+            inline |= {n for n, inline in module.test_children.items() if inline}
             level = {}
             for row, (line, names) in enumerate(rows):
                 for name in names:
                     if name in level:
                         errors.append(f"{file}:{line}: layers: `{name}` is listed twice")
-                    elif name in module.test_children:
-                        errors.append(
-                            f"{file}:{line}: layers: `{name}` is a #[cfg(test)] module: test code is not layered, leave it out")
                     elif name in inline:
                         errors.append(
                             f"{file}:{line}: layers: `{name}` is written inline in {file}, so it belongs to the file: leave it out")

@@ -170,16 +170,17 @@ class Layers(unittest.TestCase):
         self.assertEqual(status, 1)
         errors = [line for line in out.splitlines() if line.startswith("LAYERS:")]
         self.assertEqual(len(errors), 5, out)
-        self.assertIn("`nope` is not a child module of lib.rs (its children: a, b, c)", out)
+        self.assertIn("`nope` is not a child module of lib.rs (its children: a, b, c, tests)", out)
         self.assertIn("`a` is listed twice", out)
         self.assertIn("`inline_mod` is written inline in lib.rs", out)
-        self.assertIn("`tests` is a #[cfg(test)] module", out)
+        self.assertIn("`inline_tests` is written inline in lib.rs", out)
+        self.assertNotIn("`tests`", out)
         self.assertIn("child module `c` is missing from the map", out)
 
     def test_maps_are_read_from_inner_docs(self):
         maps = {f: [names for _, names in rows] for f, rows, _ in crate("clean").layer_maps()}
         self.assertEqual(maps, {
-            "lib.rs": [["__private"], ["pipeline"], ["names", "error"], ["tables"]],
+            "lib.rs": [["tests"], ["__private"], ["pipeline"], ["names", "error"], ["tables"]],
             "pipeline/mod.rs": [["stage_two"], ["stage_one"]],
         })
 
