@@ -23,10 +23,11 @@ identifiers), not with regular expressions over the text: a pattern that misread
 swallows the code after it, and the cycle in that code goes unseen.
 
 A module file whose inner docs (`//!`) hold a fenced `text` block whose first line starts with
-`layers` is also held to that map (the format is in CONTRIBUTING.md): each following line names child
-modules declared in the file (`mod x;`, `#[cfg(test)]` ones included), every one exactly once
-(modules written inline belong to the file and are not listed), and a file under one child may
-use a file under another only if the other's line is below its own, never one on its own line.
+`layers` is also held to that map (the format is in CONTRIBUTING.md): each following line
+names child modules declared in the file (`mod x;`, `#[cfg(test)]` ones included), every one
+exactly once (modules written inline belong to the file and are not listed), and a file under
+one child may use a file under another only if the other's line is below its own, never one on
+its own line.
 
 Exit status 1 when any cycle or layer error is found, 0 otherwise.
 """
@@ -238,7 +239,7 @@ def _number_end(src, i):
     j = digits(i)
     if j + 1 < n and src[j] == "." and src[j + 1].isdigit():
         j = digits(j + 1)
-    elif j < n and src[j] == "." and not (j + 1 < n and (src[j + 1] == "." or _ident_start(src[j + 1]))):
+    elif j < n and src[j] == "." and not _range_or_member(src, j):
         return j + 1
     if j < n and src[j] in "eE":
         k = j + 1
@@ -247,6 +248,11 @@ def _number_end(src, i):
         if k < n and src[k].isdigit():
             j = digits(k)
     return suffix(j)
+
+
+def _range_or_member(src, j):
+    """Whether the `.` at `j`, after digits, starts a range (`0..n`) or a method or field."""
+    return j + 1 < len(src) and (src[j + 1] == "." or _ident_start(src[j + 1]))
 
 
 def _char_end(src, quote, error):
@@ -322,6 +328,8 @@ def literal_value(text):
 
 # Keywords after which an identifier names an item defined in the module.
 DEF_KEYWORDS = {"fn", "struct", "enum", "union", "trait", "type", "const", "static"}
+# Words before an item's keyword: visibility and qualifiers.
+QUALIFIERS = {"pub", "crate", "in", "self", "super", "unsafe", "async", "default"}
 # Items that end at a `;` even when they hold braces (`const X: T = T { .. };`).
 SEMI_ITEMS = {"const", "static", "type", "use", "let", "extern"}
 
@@ -334,7 +342,7 @@ def item_end(tokens, i, end, nested):
         i = matching(tokens, i + 1) + 1
     first = None
     for t in tokens[i:end]:
-        if t.kind == "ident" and t.text not in ("pub", "crate", "in", "self", "super", "unsafe", "async", "default"):
+        if t.kind == "ident" and t.text not in QUALIFIERS:
             first = t.text
             break
         if t.kind == "punct" and t.text not in "()":
@@ -502,7 +510,8 @@ class Crate:
                         attrs.append(attr)
                     i = close + 1
                     continue
-            if t.kind == "ident" and t.text == "use" and not (i + 1 < end and tokens[i + 1].text == "<"):
+            # `use<'a, T>` in a return type (precise capturing) is not a use declaration.
+            if t.kind == "ident" and t.text == "use" and tokens[min(i + 1, end - 1)].text != "<":
                 j = i + 1
                 while j < end and tokens[j].text != ";":
                     j += 1
@@ -557,7 +566,8 @@ class Crate:
                     attrs = []
                     prev = None
                     continue
-                if t.text in DEF_KEYWORDS and nxt is not None and nxt.kind == "ident" and nxt.text not in ("fn", "mut"):
+                named = nxt is not None and nxt.kind == "ident" and nxt.text not in ("fn", "mut")
+                if t.text in DEF_KEYWORDS and named:
                     module.defs.add(nxt.text)
                 if t.text == "macro_rules" and nxt is not None and nxt.text == "!" and i + 2 < end:
                     name = tokens[i + 2].text
@@ -750,11 +760,13 @@ class Crate:
                         errors.append(f"{file}:{line}: layers: `{name}` is listed twice")
                     elif name in inline:
                         errors.append(
-                            f"{file}:{line}: layers: `{name}` is written inline in {file}, so it belongs to the file: leave it out")
+                            f"{file}:{line}: layers: `{name}` is written inline in {file}, "
+                            "so it belongs to the file: leave it out")
                     elif name not in declared:
                         known = ", ".join(sorted(declared)) or "none"
                         errors.append(
-                            f"{file}:{line}: layers: `{name}` is not a child module of {file} (its children: {known})")
+                            f"{file}:{line}: layers: `{name}` is not a child module of {file} "
+                            f"(its children: {known})")
                     else:
                         level[name] = (row, line)
             for name in sorted(declared - set(level)):
