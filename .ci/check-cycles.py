@@ -15,7 +15,10 @@ included) or in a path written in code (`crate::ffi::DLTensor`, `tables::code::F
 `use crate::tables;`). Paths are followed through re-exports, private imports, `pub use`
 globs and `#[macro_export]` macros to the file that defines the name, so a facade never hides
 a cycle between the files behind it; a facade's own `pub use` is an offer, not a need, and
-counts as a dependency of it only when its own code names what it re-exports.
+counts as a dependency of it only when its own code names what it re-exports. The `$crate`
+paths in the body of a `#[macro_export]` macro are uses of the files that invoke it (its body
+expands there), not of the file that defines it; a local `macro_rules!` body counts where it
+is written.
 
 The files are read with a tokenizer of Rust's lexical grammar (nested block comments, raw and
 byte strings, strings continued with `\\` at a line end, char literals against lifetimes, raw
@@ -392,6 +395,7 @@ class Module:
         self.idents = set()  # identifiers in code (outside `use` declarations)
         self.uses = []  # (segments as written, line, pub, binding or None for a glob)
         self.test_children = {}  # `#[cfg(test)] mod x`: name -> written inline or not
+        self.macro_calls = []  # (segments, line) of invocations of #[macro_export] macros
 
 
 class Crate:
@@ -402,6 +406,9 @@ class Crate:
         self.files = {}  # file -> its Module (the file's own, not inline ones)
         self.docs = {}  # file -> inner doc lines
         self.macros = {}  # #[macro_export] name -> file
+        # #[macro_export] name -> the `$crate` paths of its body: uses of the files that
+        # invoke it, not of the file that defines it (the body expands where it is invoked)
+        self.macro_bodies = {}
         self.self_aliases = {"crate"}  # `crate`, and names given by `extern crate self as x;`
         self._memo = {}
         self.test_files = set()  # files of modules declared under #[cfg(test)]
@@ -569,11 +576,16 @@ class Crate:
                 named = nxt is not None and nxt.kind == "ident" and nxt.text not in ("fn", "mut")
                 if t.text in DEF_KEYWORDS and named:
                     module.defs.add(nxt.text)
-                if t.text == "macro_rules" and nxt is not None and nxt.text == "!" and i + 2 < end:
+                if t.text == "macro_rules" and nxt is not None and nxt.text == "!" and i + 3 < end:
                     name = tokens[i + 2].text
+                    module.defs.add(name)
                     if any(a and a[0].text == "macro_export" for a in attrs):
                         self.macros.setdefault(name, file)
-                    module.defs.add(name)
+                        close = matching(tokens, i + 3)
+                        self.macro_bodies.setdefault(name, _crate_paths(tokens, i + 4, close))
+                        i = close + 1
+                        prev = None
+                        continue
             if t.kind == "punct":
                 if t.text in OPEN:
                     depth += 1
@@ -601,6 +613,8 @@ class Crate:
             j += 2
         if len(segs) > 1:
             module.paths.append((segs, t.line))
+        if j + 1 < end and tokens[j].text == "!" and tokens[j + 1].text != "=":
+            module.macro_calls.append((segs, t.line))
 
     # ---- resolving ----
 
@@ -715,6 +729,17 @@ class Crate:
                 target = self.absolute(module, segs)
                 if target is not None:
                     add(self.resolve(target), line, "::".join(segs))
+            for segs, line in module.macro_calls:
+                name = segs[-1]
+                if name not in self.macros:
+                    continue  # another crate's macro, or a local macro_rules!
+                if len(segs) > 1:  # `crate::name!`: the crate's macro only if it resolves to it
+                    target = self.absolute(module, segs)
+                    if target is None or self.resolve(target) != self.macros[name]:
+                        continue
+                add(self.macros[name], line, f"{name}!")
+                for body, _ in self.macro_bodies.get(name, ()):
+                    add(self.resolve(body), line, f"{name}! ({'::'.join(['$crate'] + body)})")
         return graph
 
     def layer_maps(self):
@@ -792,6 +817,20 @@ class Crate:
                         f"which is {how} it; a module may use only modules on lines below its own")
         return errors
 
+
+
+def _crate_paths(tokens, i, end):
+    """The `$crate::a::b` paths in tokens[i:end], as segments from the crate root."""
+    out = []
+    for k in range(i, end - 2):
+        if tokens[k].text == "$" and tokens[k + 1].text == "crate":
+            segs, j = [], k + 2
+            while j + 1 < end and tokens[j].text == "::" and tokens[j + 1].kind == "ident":
+                segs.append(tokens[j + 1].text)
+                j += 2
+            if segs:
+                out.append((segs, tokens[k].line))
+    return out
 
 
 def _visibility_before(tokens, i):

@@ -135,6 +135,14 @@ class Cycles(unittest.TestCase):
         self.assertEqual(g["lib.rs"], set())  # re-exports are offers, not needs
         self.assertEqual(cc.cycles(g), [["deep.rs", "user.rs"]])
 
+    def test_exported_macro_bodies_are_uses_of_their_callers(self):
+        g = graph("exported_macro")
+        self.assertEqual(g["a.rs"], set())
+        self.assertEqual(g["b.rs"], {"a.rs"})
+        self.assertEqual(g["c.rs"], {"a.rs", "b.rs"})  # crate::make_b!()
+        self.assertEqual(g["d.rs"], {"a.rs", "b.rs"})  # make_b!()
+        self.assertEqual(run("exported_macro")[0], 0)
+
     def test_path_attributes_and_test_modules(self):
         status, out = run("path_attr")
         self.assertEqual(status, 1)
