@@ -134,6 +134,10 @@ pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 /// Why a name or a value was refused: the reasons carried by [`Error`]'s parse and validation
 /// variants, for code that reacts to the kind of mistake rather than to the message.
 ///
+/// Each reason is `#[non_exhaustive]` (a later DLPack version may add one, so a `match` needs a
+/// `_` arm) and implements [`std::error::Error`]. [`Error`]'s message already includes its
+/// reason's, so `Error::source` does not return it again.
+///
 /// ```
 /// use dlpack_core::{DataType, Error, reason::DataTypeNameError};
 ///

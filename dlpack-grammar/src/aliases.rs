@@ -10,7 +10,7 @@
 //! safetensors' `F8_E4M3` and candle's `F8E4M3` each find their entry). A spelling that
 //! normalises to a canonical name (`BFloat16`, `Float8_E4M3FN`, `CudaHost`) finds that name.
 
-use crate::{DEVICES, NAMED_DATA_TYPES};
+use crate::tables::{DEVICES, NAMED_DATA_TYPES};
 
 /// What another framework's spelling means in DLPack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,25 +327,10 @@ const DEVICES_ELSEWHERE: &[(&str, ForeignName)] = &[
     ),
 ];
 
-/// What a data type spelling from another framework means in DLPack: `None` for a canonical
-/// name or an accepted alias, and for a spelling no framework uses.
-///
-/// ```
-/// let half = dlpack_grammar::foreign_data_type("torch.half").unwrap();
-/// assert_eq!(half.dlpack, ["float16"]);
-/// assert_eq!(dlpack_grammar::foreign_data_type("F8_E4M3").unwrap().dlpack, ["float8_e4m3fn"]);
-/// assert_eq!(dlpack_grammar::foreign_data_type("BFloat16").unwrap().dlpack, ["bfloat16"]);
-/// assert_eq!(dlpack_grammar::foreign_data_type("bfloat16"), None);
-/// ```
-pub fn foreign_data_type(spelling: &str) -> Option<ForeignName> {
-    if crate::parse_data_type(spelling).is_ok() {
-        return None;
-    }
-    data_type_meaning(spelling)
-}
-
-/// [`foreign_data_type`] without the check that the spelling is not a DLPack name: the parser
-/// asks it for a suggestion after refusing a name, so it must not parse again.
+/// What a data type spelling from another framework means in DLPack, whether or not it is also
+/// a DLPack name: the lookup behind [`foreign_data_type`](crate::foreign_data_type) (which
+/// first rules out DLPack names) and [`suggest_data_type`](crate::suggest_data_type). The
+/// parser asks for a suggestion after refusing a name, so nothing here parses.
 pub(crate) fn data_type_meaning(spelling: &str) -> Option<ForeignName> {
     let mut buf = [0; MAX];
     let key = normalise(spelling, &mut buf)?;
@@ -357,23 +342,8 @@ pub(crate) fn data_type_meaning(spelling: &str) -> Option<ForeignName> {
     })
 }
 
-/// What a device spelling from another framework means in DLPack: `None` for a DLPack device
-/// name, and for a spelling no framework uses.
-///
-/// ```
-/// assert_eq!(dlpack_grammar::foreign_device("mps").unwrap().dlpack, ["metal"]);
-/// assert!(dlpack_grammar::foreign_device("gpu").unwrap().dlpack.contains(&"rocm"));
-/// assert_eq!(dlpack_grammar::foreign_device("CudaHost").unwrap().dlpack, ["cuda_host"]);
-/// assert_eq!(dlpack_grammar::foreign_device("cuda"), None);
-/// ```
-pub fn foreign_device(spelling: &str) -> Option<ForeignName> {
-    if crate::device_by_name(spelling).is_some() {
-        return None;
-    }
-    device_meaning(spelling)
-}
-
-/// [`foreign_device`] without the check that the spelling is a DLPack device name.
+/// The same for a device spelling: the lookup behind
+/// [`foreign_device`](crate::foreign_device) and [`suggest_device`](crate::suggest_device).
 pub(crate) fn device_meaning(spelling: &str) -> Option<ForeignName> {
     let mut buf = [0; MAX];
     let key = normalise(spelling, &mut buf)?;
@@ -421,7 +391,7 @@ fn respelt(canonical: &'static &'static str) -> ForeignName {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{parse_data_type, parse_device};
+    use crate::{foreign_data_type, foreign_device, parse_data_type, parse_device};
 
     #[test]
     fn every_target_is_a_dlpack_name() {

@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use crate::aliases::{ForeignName, data_type_meaning};
 use crate::tables::{Bits, CODES, CodeInfo, NAMED_DATA_TYPES, code_info};
 use crate::{parse_decimal, suggest::suggest_data_type};
 
@@ -17,8 +18,10 @@ pub struct DataTypeParts {
     pub lanes: u16,
 }
 
-/// Why a (code, bits, lanes) triple is not a valid data type.
+/// Why a (code, bits, lanes) triple is not a valid data type. Non-exhaustive: a later DLPack
+/// version may add a rule, so a `match` needs a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InvalidDataType {
     /// The code is not one this version knows.
     UnknownCode(u8),
@@ -64,6 +67,23 @@ impl fmt::Display for InvalidDataType {
         }
     }
 }
+
+/// An error of its own, for code that checks a triple without building a `DataType`. The
+/// message is the whole story: there is no underlying [`source`](core::error::Error::source).
+///
+/// ```
+/// use dlpack_grammar::{InvalidDataType, check_data_type};
+///
+/// fn check(code: u8, bits: u8) -> Result<(), Box<dyn std::error::Error>> {
+///     check_data_type(code, bits, 1)?;
+///     Ok(())
+/// }
+/// let err = check(4, 32).unwrap_err(); // bfloat takes 16 bits
+/// assert_eq!(err.to_string(), "bfloat takes 16 bits, not 32");
+/// assert!(err.source().is_none());
+/// assert!(err.downcast_ref::<InvalidDataType>().is_some());
+/// ```
+impl core::error::Error for InvalidDataType {}
 
 /// Checks a (code, bits, lanes) triple against the rules of its code.
 pub const fn check_data_type(
@@ -141,8 +161,10 @@ pub fn write_data_type(f: &mut dyn fmt::Write, code: u8, bits: u8, lanes: u16) -
     }
 }
 
-/// Why a string is not a data type name.
+/// Why a string is not a data type name. Non-exhaustive: a later grammar may refuse a name for
+/// a new reason, so a `match` needs a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DataTypeNameError {
     /// The string is empty.
     Empty,
@@ -209,6 +231,25 @@ impl fmt::Display for DataTypeNameError {
         }
     }
 }
+
+/// An error of its own, for code that parses names without building a `DataType`. An
+/// [`Invalid`](DataTypeNameError::Invalid) name's message is its reason's, so the reason is
+/// not repeated as a [`source`](core::error::Error::source).
+///
+/// ```
+/// use dlpack_grammar::{DataTypeNameError, parse_data_type};
+///
+/// fn parse(name: &str) -> Result<u8, Box<dyn std::error::Error>> {
+///     Ok(parse_data_type(name)?.bits)
+/// }
+/// assert_eq!(parse("bf16")?, 16);
+/// let err = parse("flaot32").unwrap_err();
+/// assert!(err.to_string().starts_with("unknown data type name; did you mean `float32`?"));
+/// assert!(err.source().is_none());
+/// assert!(err.downcast_ref::<DataTypeNameError>().is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl core::error::Error for DataTypeNameError {}
 
 /// The first named data type of `code` (`int8` for `int`), or the bare stem.
 fn example_name(code: &CodeInfo) -> &'static str {
@@ -287,6 +328,23 @@ pub fn parse_data_type(s: &str) -> Result<DataTypeParts, DataTypeNameError> {
         .ok_or(DataTypeNameError::BadLanes)?;
     let (code, bits) = parse_base(base)?;
     finish(code, bits, lanes)
+}
+
+/// What a data type spelling from another framework means in DLPack: `None` for a name
+/// [`parse_data_type`] accepts (canonical or alias), and for a spelling no framework uses.
+///
+/// ```
+/// let half = dlpack_grammar::foreign_data_type("torch.half").unwrap();
+/// assert_eq!(half.dlpack, ["float16"]);
+/// assert_eq!(dlpack_grammar::foreign_data_type("F8_E4M3").unwrap().dlpack, ["float8_e4m3fn"]);
+/// assert_eq!(dlpack_grammar::foreign_data_type("BFloat16").unwrap().dlpack, ["bfloat16"]);
+/// assert_eq!(dlpack_grammar::foreign_data_type("bfloat16"), None);
+/// ```
+pub fn foreign_data_type(spelling: &str) -> Option<ForeignName> {
+    if parse_data_type(spelling).is_ok() {
+        return None;
+    }
+    data_type_meaning(spelling)
 }
 
 fn finish(code: u8, bits: u8, lanes: u16) -> Result<DataTypeParts, DataTypeNameError> {

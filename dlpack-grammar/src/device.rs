@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use crate::aliases::{ForeignName, device_meaning};
 use crate::tables::{DEVICES, DeviceInfo, device_by_name, device_info};
 use crate::{parse_decimal, suggest::suggest_device};
 
@@ -15,8 +16,10 @@ pub struct DeviceParts {
     pub device_id: i32,
 }
 
-/// Why a (device_type, device_id) pair is not a valid device.
+/// Why a (device_type, device_id) pair is not a valid device. Non-exhaustive: a later DLPack
+/// version may add a rule, so a `match` needs a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InvalidDevice {
     /// The device type is not one this version knows.
     UnknownType(i32),
@@ -36,6 +39,23 @@ impl fmt::Display for InvalidDevice {
         }
     }
 }
+
+/// An error of its own, for code that checks a pair without building a `Device`. The message
+/// is the whole story: there is no underlying [`source`](core::error::Error::source).
+///
+/// ```
+/// use dlpack_grammar::{InvalidDevice, check_device};
+///
+/// fn check(device_type: i32, id: i32) -> Result<(), Box<dyn std::error::Error>> {
+///     check_device(device_type, id)?;
+///     Ok(())
+/// }
+/// let err = check(2, -1).unwrap_err();
+/// assert_eq!(err.to_string(), "device id -1 is negative; ids start at 0");
+/// assert!(err.source().is_none());
+/// assert!(err.downcast_ref::<InvalidDevice>().is_some());
+/// ```
+impl core::error::Error for InvalidDevice {}
 
 /// The known device types as runs (`1 to 4, 7 to 21`), written from the table so that a new
 /// entry updates the message.
@@ -126,8 +146,10 @@ pub fn write_device(f: &mut dyn fmt::Write, device_type: i32, device_id: i32) ->
     }
 }
 
-/// Why a string is not a device name.
+/// Why a string is not a device name. Non-exhaustive: a later grammar may refuse a name for a
+/// new reason, so a `match` needs a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DeviceNameError {
     /// The string is empty.
     Empty,
@@ -160,6 +182,26 @@ impl fmt::Display for DeviceNameError {
     }
 }
 
+/// An error of its own, for code that parses names without building a `Device`.
+///
+/// ```
+/// use dlpack_grammar::{DeviceNameError, parse_device};
+///
+/// fn parse(name: &str) -> Result<i32, Box<dyn std::error::Error>> {
+///     Ok(parse_device(name)?.device_id)
+/// }
+/// assert_eq!(parse("cuda:1")?, 1);
+/// let err = parse("cuda:x").unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "the device id after `:` must be a number from 0 to 2147483647, as in `cuda:0`"
+/// );
+/// assert!(err.source().is_none());
+/// assert_eq!(err.downcast_ref::<DeviceNameError>(), Some(&DeviceNameError::BadId));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl core::error::Error for DeviceNameError {}
+
 /// Parses a device, `name` or `name:id` (`cpu`, `cuda:1`); a bare name means id 0.
 pub fn parse_device(s: &str) -> Result<DeviceParts, DeviceNameError> {
     if s.is_empty() {
@@ -181,6 +223,22 @@ pub fn parse_device(s: &str) -> Result<DeviceParts, DeviceNameError> {
         device_type: info.device_type,
         device_id,
     })
+}
+
+/// What a device spelling from another framework means in DLPack: `None` for a DLPack device
+/// name, and for a spelling no framework uses.
+///
+/// ```
+/// assert_eq!(dlpack_grammar::foreign_device("mps").unwrap().dlpack, ["metal"]);
+/// assert!(dlpack_grammar::foreign_device("gpu").unwrap().dlpack.contains(&"rocm"));
+/// assert_eq!(dlpack_grammar::foreign_device("CudaHost").unwrap().dlpack, ["cuda_host"]);
+/// assert_eq!(dlpack_grammar::foreign_device("cuda"), None);
+/// ```
+pub fn foreign_device(spelling: &str) -> Option<ForeignName> {
+    if device_by_name(spelling).is_some() {
+        return None;
+    }
+    device_meaning(spelling)
 }
 
 #[cfg(test)]

@@ -12,14 +12,26 @@
 //!
 //! # Layout
 //!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! data_type device
+//! suggest
+//! aliases
+//! tables
+//! ```
+//!
 //! - `tables`: the codes, device types and named data types, each written once as a callback
 //!   macro ([`for_each_code!`], [`for_each_device_type!`], [`for_each_named_data_type!`]) from
 //!   which this crate builds its lookup tables ([`CODES`], [`DEVICES`], [`NAMED_DATA_TYPES`])
 //!   and `dlpack-core` generates its named constants (`DLDataTypeCode::FLOAT`, `DataType::F32`,
 //!   `Device::cuda`).
-//! - `data_type`: the rules of a (code, bits, lanes) triple, its name and the name parser.
-//! - `device`: the same for a (device_type, device_id) pair.
-//! - `suggest`: "did you mean" for misspelt names.
+//! - `aliases`: other frameworks' spellings (`half`, `F8_E4M3`, `mps`) and what DLPack calls
+//!   them. They are not accepted names; they make a mistake's suggestion right.
+//! - `suggest`: "did you mean" for a misspelt name, from `aliases` and the tables. The parsers
+//!   call it when they refuse a name, so it never parses.
+//! - `data_type`: the rules of a (code, bits, lanes) triple, its name, the name parser, and
+//!   [`foreign_data_type`] (which asks the parser whether a spelling is a DLPack name first).
+//! - `device`: the same for a (device_type, device_id) pair, and [`foreign_device`].
 //!
 //! # Data types
 //!
@@ -49,15 +61,14 @@ mod device;
 mod suggest;
 mod tables;
 
-pub use aliases::{ForeignName, foreign_data_type, foreign_device};
-
+pub use aliases::ForeignName;
 pub use data_type::{
     DataTypeName, DataTypeNameError, DataTypeParts, InvalidDataType, check_data_type, code_by_name,
-    data_type_name, parse_data_type, write_data_type,
+    data_type_name, foreign_data_type, parse_data_type, write_data_type,
 };
 pub use device::{
     DeviceName, DeviceNameError, DeviceParts, InvalidDevice, check_device, device_name,
-    parse_device, write_device,
+    foreign_device, parse_device, write_device,
 };
 pub use suggest::{suggest, suggest_data_type, suggest_device};
 pub use tables::{

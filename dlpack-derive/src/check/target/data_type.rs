@@ -160,7 +160,8 @@ fn parts_value(cx: &Ctxt, attrs: &Attrs, what: &str) -> Option<(u8, u8, u16)> {
             let span = match reason {
                 InvalidDataType::ZeroLanes => lanes.map(|l| l.1),
                 InvalidDataType::ZeroBits | InvalidDataType::WrongBits { .. } => bits.map(|b| b.1),
-                InvalidDataType::UnknownCode(_) => None,
+                // An unknown code, and any reason a later grammar adds: point at the code.
+                _ => None,
             }
             .unwrap_or(code_span);
             cx.error(span, format_args!("invalid data type for {what}: {reason}"));
