@@ -12,7 +12,7 @@ use super::copy::{CopyMode, Route, Side, StreamOn, route, stream_on};
 use super::driver::{Check, device_of, driver, ordinal};
 use super::error::CudaError;
 use super::export::{CudaBytes, Pending};
-use super::gather::{compact_len, copy_flags, gather_on_host, queue};
+use super::gather::queue;
 use super::order::raw_stream;
 use super::plan::Block;
 use super::raw::{Cuda, Driver, Dst, Rect, Src};
@@ -26,6 +26,7 @@ use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
+use crate::tensor::import::compact::copy_flags;
 use crate::tensor::{Flags, TensorOwner, TensorParts, TensorView};
 
 /// `from_dlpack(x, device=device, copy=copy)` for CPU and CUDA: the tensor itself when
@@ -99,7 +100,7 @@ pub fn to_device(
         (Side::Host, Side::Host) => {
             sync_for_host(from, stream)?;
             let mut out = HostBytes::for_copy(&view);
-            gather_on_host(&view, out.bytes_mut().as_mut_ptr())?;
+            view.gather_into(out.bytes_mut())?;
             ManagedTensor::from_owner(out)?
         }
         (Side::Cuda, Side::Host) => {
@@ -247,7 +248,7 @@ fn queue_to_device(
         queue(view, Dst::Device(dst), stream)?;
         return Ok(None);
     }
-    let len = compact_len(view);
+    let len = view.compact_len();
     let staged = {
         let _cudarc = preserve()?;
         // SAFETY: written by the gather below before the copy reads it.
@@ -281,7 +282,7 @@ fn alloc_device(
     stream: &Arc<CudaStream>,
     view: &TensorView<'_>,
 ) -> Result<CudaBytes, Error> {
-    let len = compact_len(view);
+    let len = view.compact_len();
     let home = if usize::try_from(device.device_id) == Ok(stream.context().ordinal()) {
         Arc::clone(stream)
     } else {
@@ -297,7 +298,7 @@ fn alloc_device(
         ptr,
         dtype: view.dtype(),
         shape: view.shape().into(),
-        flags: copy_flags(view),
+        flags: copy_flags(view.dtype(), view.flags()),
         after: None,
         source: None,
     })
@@ -321,13 +322,13 @@ struct HostBytes {
 impl HostBytes {
     /// Zeroed memory for the compact copy of `view`.
     fn for_copy(view: &TensorView<'_>) -> Self {
-        let len = compact_len(view);
+        let len = view.compact_len();
         Self {
             blocks: vec![Block16([0; 16]); len.div_ceil(16)],
             len,
             dtype: view.dtype(),
             shape: view.shape().into(),
-            flags: copy_flags(view),
+            flags: copy_flags(view.dtype(), view.flags()),
         }
     }
 

@@ -12,7 +12,9 @@ use super::{AllocError, ExchangeTensor};
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::ffi::{DLDeviceType, DLManagedTensorVersioned, DLPackSetError, DLTensor};
-use crate::tensor::{ManagedTensor, check_prototype};
+use crate::tensor::ManagedTensor;
+use crate::tensor::TensorError;
+use crate::tensor::import::validate;
 
 /// What a panic says, for the exception that replaces it.
 fn panic_message(payload: &(dyn core::any::Any + Send)) -> &str {
@@ -215,4 +217,80 @@ pub(super) unsafe extern "C" fn current_work_stream<T: ExchangeTensor>(
         unsafe { *out_current_stream = stream };
         Ok(())
     })
+}
+
+/// The shape of an allocator's prototype (`DLPackManagedTensorAllocator`, of which only the
+/// data type, rank, shape and device count), after the checks an import makes of them: a rank
+/// of 0 to [`MAX_NDIM`](crate::tensor::MAX_NDIM), a non-null aligned shape, non-negative
+/// dimensions whose product fits, a valid data type.
+///
+/// # Safety
+///
+/// When `ndim` is 1 to `MAX_NDIM` and `shape` is non-null and aligned, it points to `ndim`
+/// readable values that do not change for `'a`.
+pub(crate) unsafe fn check_prototype(prototype: &DLTensor) -> Result<&[i64], TensorError> {
+    let ndim = validate::check_ndim(prototype.ndim)?;
+    // SAFETY: the caller's contract.
+    let shape = unsafe { validate::shape_slice(prototype, ndim)? };
+    validate::check_shape(shape)?;
+    validate::check_dtype(prototype.dtype)?;
+    Ok(shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_prototype;
+    use crate::ffi::DLTensor;
+    use crate::tensor::TensorError;
+    use crate::{DataType, Device};
+
+    fn prototype(ndim: i32, shape: *mut i64, dtype: DataType) -> DLTensor {
+        DLTensor {
+            data: core::ptr::null_mut(),
+            device: Device::CPU,
+            ndim,
+            dtype,
+            shape,
+            strides: core::ptr::null_mut(),
+            byte_offset: 0,
+        }
+    }
+
+    #[test]
+    fn a_prototype_is_checked_as_an_import_is() {
+        let mut shape = [2_i64, 3];
+        // SAFETY: `shape` holds `ndim` values for every call below.
+        unsafe {
+            let ok = prototype(2, shape.as_mut_ptr(), DataType::F32);
+            assert_eq!(check_prototype(&ok).unwrap(), [2, 3]);
+            let scalar = prototype(0, core::ptr::null_mut(), DataType::F32);
+            assert_eq!(check_prototype(&scalar).unwrap(), [] as [i64; 0]);
+            let null = prototype(2, core::ptr::null_mut(), DataType::F32);
+            assert_eq!(
+                check_prototype(&null).unwrap_err(),
+                TensorError::NullShape { ndim: 2 }
+            );
+            let too_many = prototype(65, shape.as_mut_ptr(), DataType::F32);
+            assert_eq!(
+                check_prototype(&too_many).unwrap_err(),
+                TensorError::Ndim { ndim: 65 }
+            );
+            let bad_dtype = DataType {
+                code: crate::ffi::DLDataTypeCode::FLOAT,
+                bits: 0,
+                lanes: 1,
+            };
+            let odd = prototype(2, shape.as_mut_ptr(), bad_dtype);
+            assert!(matches!(
+                check_prototype(&odd).unwrap_err(),
+                TensorError::InvalidDataType { .. }
+            ));
+            shape[1] = -3;
+            let negative = prototype(2, shape.as_mut_ptr(), DataType::F32);
+            assert_eq!(
+                check_prototype(&negative).unwrap_err(),
+                TensorError::NegativeDim { axis: 1, value: -3 }
+            );
+        }
+    }
 }

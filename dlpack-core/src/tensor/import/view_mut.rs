@@ -4,8 +4,6 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Deref;
 
-use super::error::TensorError;
-use super::flags::Flags;
 use super::host::{Walk, check_align, check_bools, check_distinct};
 use super::iter::IterMut;
 use super::meta::TensorMeta;
@@ -14,6 +12,8 @@ use super::view::TensorView;
 use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::{DLPackVersion, DLTensor};
+use crate::tensor::error::TensorError;
+use crate::tensor::flags::Flags;
 
 /// A validated, exclusive view of a tensor that may write its elements: mutable slices, mutable
 /// iteration and (feature `ndarray`) `ArrayViewMutD`. It dereferences to the metadata

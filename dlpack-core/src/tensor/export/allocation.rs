@@ -15,7 +15,7 @@
 //!
 //! The shape and strides are written straight into the allocation, converted to `int64_t` and
 //! checked on the way ([`Describe::dims`]); what that leaves of the rules an importer applies
-//! ([`validate`](super::validate)) is checked on the values written ([`Describe::check`]),
+//! ([`validate`](crate::tensor::import::validate)) is checked on the values written ([`Describe::check`]),
 //! rather than by validating the finished tensor again. `from_vec` and friends ([`Shaped`])
 //! write the shape and compact strides in one pass that also checks the shape against the
 //! data's length, and have nothing left to check (see [`describe`](super::describe)). An owner
@@ -32,9 +32,9 @@ use std::alloc::{self, Layout};
 
 use super::describe::Describe;
 use super::dims::Dims64;
-use super::error::TensorError;
-use super::raw::{Abi, Owned};
 use crate::ffi::DLTensor;
+use crate::tensor::error::TensorError;
+use crate::tensor::import::abi::{Abi, Owned};
 
 #[repr(C)]
 struct Header<M, O> {
@@ -186,10 +186,10 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
         let managed = owned.get();
         // SAFETY: shape and strides point into the allocation, which lives as long as `owned`.
         let checked = unsafe {
-            super::validate::layout(
+            crate::tensor::import::validate::layout(
                 managed.dl_tensor(),
                 managed.flags(),
-                super::raw::strides_rule(managed),
+                crate::tensor::import::abi::strides_rule(managed),
             )
         };
         debug_assert!(

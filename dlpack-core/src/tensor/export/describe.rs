@@ -1,6 +1,6 @@
 //! What an export exports: [`Describe`], the description of an owner of type `O` (by the owner
 //! itself, or by the caller that holds the shape), and which of the checks of
-//! [`dims`](super::dims) it needs. [`export`](super::export::export) lays it out in the
+//! [`dims`](super::dims) it needs. [`export`](super::allocation::export) lays it out in the
 //! allocation.
 //!
 //! Every description is checked against the rules an importer applies ([`validate`]), each rule
@@ -13,15 +13,15 @@ use core::mem::MaybeUninit;
 use core::ptr;
 use std::sync::Arc;
 
-use super::MAX_NDIM;
 use super::dims::{self, Dims64};
-use super::error::TensorError;
-use super::flags::Flags;
-use super::owner::{TensorOwner, TensorParts};
-use super::raw::{Abi, Owned};
-use super::validate;
+use super::{owner::TensorOwner, parts::TensorParts};
 use crate::element::Element;
 use crate::ffi::DLTensor;
+use crate::tensor::error::TensorError;
+use crate::tensor::flags::Flags;
+use crate::tensor::import::abi::{Abi, Owned};
+use crate::tensor::import::validate;
+use crate::tensor::limits::MAX_NDIM;
 
 /// How an export learns what it exports, for an owner of type `O`: from the owner itself
 /// ([`ByOwner`]), or from the caller that holds the shape (`from_vec` and friends).

@@ -5,20 +5,20 @@ use core::fmt;
 use core::ptr::NonNull;
 use std::sync::Arc;
 
+use super::allocation;
 use super::describe::{ByOwner, Reexport, Shaped};
-use super::error::TensorError;
-use super::export;
-use super::flags::Flags;
-use super::meta::TensorMeta;
 use super::owner::TensorOwner;
-use super::raw::{self, Abi, Owned};
-use super::view::TensorView;
-use super::view_mut::TensorViewMut;
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
+use crate::tensor::error::TensorError;
+use crate::tensor::flags::Flags;
+use crate::tensor::import::abi::{self, Abi, Owned};
+use crate::tensor::import::meta::TensorMeta;
+use crate::tensor::import::view::TensorView;
+use crate::tensor::import::view_mut::TensorViewMut;
 
 /// An owned DLPack tensor: the producer's deleter runs exactly once, when this value is
 /// dropped, unless ownership is handed on with [`into_raw`](Self::into_raw).
@@ -71,7 +71,7 @@ impl ManagedTensor {
     /// ```
     pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Self, Error> {
         let how = Shaped::new(shape, data.len())?;
-        Ok(Self(export::export(data, &how)?))
+        Ok(Self(allocation::export(data, &how)?))
     }
 
     /// Exports a boxed slice with `shape`, compact row-major, without copying.
@@ -106,7 +106,7 @@ impl ManagedTensor {
     /// ```
     pub fn from_arc<T: Element>(data: Arc<[T]>, shape: &[usize]) -> Result<Self, Error> {
         let how = Shaped::new(shape, data.len())?;
-        Ok(Self(export::export(data, &how)?))
+        Ok(Self(allocation::export(data, &how)?))
     }
 
     /// Exports any [`TensorOwner`] without copying: the owner moves into the export's
@@ -145,7 +145,7 @@ impl ManagedTensor {
         owner: O,
         flags: Flags,
     ) -> Result<Self, TensorError> {
-        Ok(Self(export::export(
+        Ok(Self(allocation::export(
             owner,
             &super::describe::Flagged(flags),
         )?))
@@ -258,7 +258,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// one allocation. Public exports are versioned (a constructor for both structs would need
     /// a type annotation at every call); the Python producer makes its legacy capsules here.
     pub(crate) fn export_owner<O: TensorOwner>(owner: O) -> Result<Self, TensorError> {
-        Ok(Self(export::export(owner, &ByOwner)?))
+        Ok(Self(allocation::export(owner, &ByOwner)?))
     }
 
     /// Hands ownership to the caller (typically a C consumer, or a `PyCapsule`), who must
@@ -400,7 +400,7 @@ impl<M: Abi> ManagedTensor<M> {
         let m = self.0.get();
         // SAFETY: `from_raw`'s contract (or our own export) keeps the shape and strides valid
         // and unchanged while `self` lives.
-        unsafe { TensorMeta::new(m.dl_tensor(), m.flags(), raw::strides_rule(m)) }
+        unsafe { TensorMeta::new(m.dl_tensor(), m.flags(), abi::strides_rule(m)) }
     }
 
     /// Re-exports as the other ABI's struct without copying: the new tensor owns this one,
@@ -411,7 +411,7 @@ impl<M: Abi> ManagedTensor<M> {
             ndim: self.validated()?.ndim(),
             flags: self.flags(),
         };
-        Ok(ManagedTensor(export::export(self.0, &how)?))
+        Ok(ManagedTensor(allocation::export(self.0, &how)?))
     }
 }
 

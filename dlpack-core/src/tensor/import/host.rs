@@ -2,11 +2,11 @@
 //! type, for `bool` that every byte is 0 or 1, and for mutable access that each element is
 //! reached from one index only.
 
-use super::error::TensorError;
 use super::iter::Offsets;
 use super::overlap::{self, Overlap};
 use crate::element::Element;
 use crate::ffi::DLDataTypeCode;
+use crate::tensor::error::TensorError;
 
 /// Refuses an address not aligned for `T`.
 pub(crate) fn check_align<T>(first: *mut u8) -> Result<(), TensorError> {

@@ -5,7 +5,6 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Deref;
 
-use super::flags::Flags;
 use super::host::{Walk, check_align, check_bools};
 use super::iter::Iter;
 use super::meta::TensorMeta;
@@ -13,6 +12,7 @@ use super::validate::StridesRule;
 use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::{DLPackVersion, DLTensor};
+use crate::tensor::flags::Flags;
 
 /// A validated, read-only view of a tensor: its shape, strides, data type and device, and
 /// typed access to its elements when the CPU can read them.

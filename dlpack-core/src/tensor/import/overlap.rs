@@ -30,9 +30,7 @@
 //! the two longest axes, solved in closed form, take a factor of at least 4 out of the element
 //! count, so the enumeration takes at most `4096^log₂3 < 2^20` steps.
 
-/// The most steps the exact search of [`decide`] takes: enumerated values of `δ`, or offsets
-/// marked in a bitset of at most this many bits (128 KiB).
-pub(crate) const SEARCH_BOUND: u128 = 1 << 20;
+use crate::tensor::limits::SEARCH_BOUND;
 
 /// What [`decide`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

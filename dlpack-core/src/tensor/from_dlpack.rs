@@ -1,22 +1,25 @@
 //! The tensor side of [`from_dlpack`](crate::from_dlpack): [`ToDlpackTensor`] (a source, by
-//! reference) and [`FromDlpackTensor`] (a target), and host copies.
+//! reference) and [`FromDlpackTensor`] (a target), and the compact host copy that a borrowed
+//! tensor source makes.
 
 use std::sync::Arc;
 
-use super::describe::{Describe, Shaped};
-use super::error::TensorError;
-use super::export;
-use super::flags::Flags;
-use super::owned::ManagedTensor;
-use super::owner::TensorParts;
-use super::raw::Abi;
-use super::view::TensorView;
-use super::view_mut::TensorViewMut;
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::DLManagedTensor;
+use crate::tensor::error::TensorError;
+use crate::tensor::export::allocation;
+use crate::tensor::export::describe::{Describe, Shaped};
+use crate::tensor::export::owned::ManagedTensor;
+use crate::tensor::export::parts::TensorParts;
+use crate::tensor::flags::Flags;
+use crate::tensor::import::abi::Abi;
+use crate::tensor::import::compact;
+use crate::tensor::import::meta::TensorMeta;
+use crate::tensor::import::view::TensorView;
+use crate::tensor::import::view_mut::TensorViewMut;
 
 /// A tensor source for [`from_dlpack`](crate::from_dlpack): anything that can produce a
 /// [`ManagedTensor`] from a shared reference.
@@ -139,63 +142,34 @@ unsafe impl Describe<Vec<Block>> for Copied<'_> {
     }
 }
 
-impl TensorView<'_> {
-    /// A compact row-major copy in fresh host memory, flagged `IS_COPIED`: the one conversion
-    /// that works for any data type, sub-byte ones included (which stay packed or padded as
-    /// they were). Refuses data the CPU cannot read.
-    pub(crate) fn to_managed_tensor(&self) -> Result<ManagedTensor, TensorError> {
-        let layout = self.layout();
-        let first = self.host_first()?;
-        let itemsize = self.dtype().itemsize();
-        let bytes = if layout.packed {
-            self.byte_len()
-        } else {
-            layout.count.saturating_mul(itemsize)
-        };
-        let mut buf: Vec<Block> = Vec::new();
-        let blocks = bytes.div_ceil(size_of::<Block>());
-        if bytes > isize::MAX as usize || buf.try_reserve_exact(blocks).is_err() {
-            return Err(TensorError::AllocationFailed { bytes });
-        }
-        buf.resize(blocks, Block([0; 64]));
-        if let Some(first) = first {
-            let dst = buf.as_mut_ptr().cast::<u8>();
-            if layout.contiguous {
-                // SAFETY: compact: `bytes` readable bytes from `first` (validated extent,
-                // constructor's contract); `dst` has room for them; the two do not overlap.
-                unsafe { core::ptr::copy_nonoverlapping(first, dst, bytes) };
-            } else {
-                for (i, offset) in self.offsets().enumerate() {
-                    // SAFETY: each element's `itemsize` bytes lie in the validated extent;
-                    // element `i` of the copy lies in `dst`'s `count * itemsize` bytes.
-                    unsafe {
-                        core::ptr::copy_nonoverlapping(
-                            first.wrapping_offset(offset),
-                            dst.add(i * itemsize),
-                            itemsize,
-                        );
-                    }
-                }
-            }
-        }
-        let mut flags = Flags::IS_COPIED;
-        if self.dtype().is_sub_byte() {
-            flags |= self.flags() & Flags::IS_SUBBYTE_TYPE_PADDED;
-        }
-        let how = Copied {
-            shape: self.shape(),
-            dtype: self.dtype(),
-            flags,
-        };
-        Ok(ManagedTensor::from_owned(export::export(buf, &how)?))
+/// A compact row-major copy of `meta` in fresh host memory, 64-byte aligned, flagged as
+/// [`compact::copy_flags`] says: the one conversion that works for any data type, sub-byte
+/// ones included (which stay packed or padded as they were). Refuses data the CPU cannot read.
+pub(crate) fn compact_copy(meta: &TensorMeta<'_>) -> Result<ManagedTensor, TensorError> {
+    let bytes = meta.compact_len();
+    let mut buf: Vec<Block> = Vec::new();
+    let blocks = bytes.div_ceil(size_of::<Block>());
+    if bytes > isize::MAX as usize || buf.try_reserve_exact(blocks).is_err() {
+        return Err(TensorError::AllocationFailed { bytes });
     }
+    buf.resize(blocks, Block([0; 64]));
+    // SAFETY: the `blocks` initialised blocks are `blocks * 64 >= bytes` plain bytes, borrowed
+    // mutably here alone.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), bytes) };
+    meta.gather_into(out)?;
+    let how = Copied {
+        shape: meta.shape(),
+        dtype: meta.dtype(),
+        flags: compact::copy_flags(meta.dtype(), meta.flags()),
+    };
+    Ok(ManagedTensor::from_owned(allocation::export(buf, &how)?))
 }
 
 /// A one-dimensional copy of `data`, flagged `IS_COPIED`.
 fn copy_slice<T: Element>(data: &[T]) -> Result<ManagedTensor, Error> {
     let shape = [data.len()];
     let how = Shaped::new(&shape, data.len())?.with_flags(Flags::IS_COPIED);
-    Ok(ManagedTensor::from_owned(export::export(
+    Ok(ManagedTensor::from_owned(allocation::export(
         data.to_vec(),
         &how,
     )?))
@@ -289,7 +263,7 @@ impl<M: Abi> ToDlpackTensor for ManagedTensor<M> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        Ok(self.view()?.to_managed_tensor()?)
+        Ok(compact_copy(&*self.view()?)?)
     }
 }
 
@@ -316,7 +290,7 @@ impl ToDlpackTensor for TensorView<'_> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        Ok(self.to_managed_tensor()?)
+        Ok(compact_copy(self)?)
     }
 }
 
@@ -335,7 +309,7 @@ impl ToDlpackTensor for TensorViewMut<'_> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        Ok(self.view().to_managed_tensor()?)
+        Ok(compact_copy(&self.view())?)
     }
 }
 

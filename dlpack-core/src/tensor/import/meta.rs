@@ -5,9 +5,7 @@ use core::fmt;
 use core::ops::Range;
 use std::borrow::Cow;
 
-use super::checked::CheckedLayout;
-use super::error::TensorError;
-use super::flags::Flags;
+use super::compact;
 use super::host::{Walk, check_align, check_bools};
 use super::iter::Offsets;
 use super::validate::{self, Layout, StridesRule};
@@ -15,6 +13,8 @@ use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
 use crate::ffi::{DLDeviceType, DLTensor};
+use crate::tensor::error::TensorError;
+use crate::tensor::flags::Flags;
 
 /// The metadata of a validated tensor: shape, strides, data type, device, flags, and where the
 /// elements lie. [`TensorView`] and [`TensorViewMut`] hold one and dereference to it, so both
@@ -306,6 +306,130 @@ impl<'a> TensorMeta<'a> {
         self.layout.packed
     }
 
+    /// The number of bytes a compact row-major copy of the elements takes: `len() * itemsize`,
+    /// or for packed sub-byte elements the bytes they share (`⌈len · bits · lanes / 8⌉`). It
+    /// saturates at `usize::MAX` for a broadcast tensor (zero strides) whose copy could not
+    /// exist; [`copy_compact_into`](Self::copy_compact_into) then refuses.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![0_u32; 6], &[2, 3])?;
+    /// assert_eq!(tensor.view()?.compact_len(), 24);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn compact_len(&self) -> usize {
+        if self.layout.contiguous {
+            self.byte_len()
+        } else {
+            self.layout.count.saturating_mul(self.dtype.itemsize())
+        }
+    }
+
+    /// Copies the elements, in row-major index order, into the first
+    /// [`compact_len`](Self::compact_len) bytes of `out`, and returns that length: the way to
+    /// read a non-compact view of any data type, one without a Rust [`Element`] type (fp8,
+    /// fp6, `int4`, lanes) included, into memory you choose. Allocates nothing.
+    ///
+    /// The bytes are the elements' own, so a padded sub-byte tensor stays one element per
+    /// byte, and a packed one (always compact) is copied as it is. Refused: data the CPU cannot
+    /// read, a null data pointer for a non-empty tensor, and an `out` shorter than
+    /// `compact_len()`. Contiguous inner runs are copied in one piece each.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Device, ManagedTensor};
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// /// A 2 × 3 matrix of float8_e4m3fn stored column-major.
+    /// struct ColumnMajor(Vec<u8>);
+    /// // SAFETY: the Vec holds the 6 elements the shape and strides reach, owned by us alone.
+    /// unsafe impl TensorOwner for ColumnMajor {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         let data = self.0.as_mut_ptr().cast();
+    ///         TensorParts::new(data, Device::CPU, DataType::FLOAT8_E4M3FN, &[2_usize, 3])
+    ///             .with_strides(&[1_i64, 2])
+    ///     }
+    /// }
+    /// let tensor = ManagedTensor::from_owner(ColumnMajor(vec![1, 4, 2, 5, 3, 6]))?;
+    /// let view = tensor.view()?;
+    /// assert!(view.as_bytes().is_err()); // not compact
+    /// let mut out = [0_u8; 8];
+    /// assert_eq!(view.copy_compact_into(&mut out)?, 6);
+    /// assert_eq!(out[..6], [1, 2, 3, 4, 5, 6]);
+    /// assert!(view.copy_compact_into(&mut [0; 5]).is_err()); // too short
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn copy_compact_into(&self, out: &mut [u8]) -> Result<usize, crate::Error> {
+        Ok(self.gather_into(out)?)
+    }
+
+    /// A compact row-major copy of the elements' bytes in a new `Vec` of exactly
+    /// [`compact_len`](Self::compact_len) bytes, which is the one allocation; see
+    /// [`copy_compact_into`](Self::copy_compact_into) to copy into memory of your own.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, Device, ManagedTensor};
+    /// use dlpack_core::tensor::{TensorOwner, TensorParts};
+    ///
+    /// /// Every other element of six bfloat16 values: strides [2].
+    /// struct EveryOther(Vec<u16>);
+    /// // SAFETY: the Vec holds the 6 elements, owned by us alone; 3 are reached.
+    /// unsafe impl TensorOwner for EveryOther {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         let data = self.0.as_mut_ptr().cast();
+    ///         TensorParts::new(data, Device::CPU, DataType::BF16, &[3_usize]).with_strides(&[2_i64])
+    ///     }
+    /// }
+    /// let tensor = ManagedTensor::from_owner(EveryOther(vec![0x3f80, 0, 0x4000, 0, 0x4040, 0]))?;
+    /// let bytes = tensor.view()?.to_compact_bytes()?;
+    /// let expected: Vec<u8> = [0x3f80_u16, 0x4000, 0x4040].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    /// assert_eq!(bytes, expected);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn to_compact_bytes(&self) -> Result<Vec<u8>, crate::Error> {
+        let bytes = self.compact_len();
+        let mut out = Vec::new();
+        if bytes > isize::MAX as usize || out.try_reserve_exact(bytes).is_err() {
+            return Err(TensorError::AllocationFailed { bytes }.into());
+        }
+        out.resize(bytes, 0);
+        self.gather_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`copy_compact_into`](Self::copy_compact_into), with the crate-internal error: the one
+    /// host copy of the crate ([`compact::gather`]).
+    pub(crate) fn gather_into(&self, out: &mut [u8]) -> Result<usize, TensorError> {
+        let needed = self.compact_len();
+        let Some(out) = out.get_mut(..needed) else {
+            return Err(TensorError::CopyBufferLength {
+                needed,
+                len: out.len(),
+            });
+        };
+        let Some(first) = self.host_first()? else {
+            return Ok(0);
+        };
+        if self.layout.contiguous {
+            // SAFETY: compact: the `needed` bytes from `first` are the elements, readable by
+            // the constructor's contract (`host_first` checked the device and address).
+            out.copy_from_slice(unsafe { core::slice::from_raw_parts(first, needed) });
+        } else {
+            // SAFETY: a validated, non-empty, unpacked layout whose elements lie in its extent,
+            // readable by the constructor's contract; `out` has `count * itemsize` bytes.
+            unsafe {
+                compact::gather(
+                    first,
+                    self.layout.shape,
+                    &self.layout.strides,
+                    self.dtype.itemsize(),
+                    out,
+                )
+            };
+        }
+        Ok(needed)
+    }
+
     /// The checks of [`as_slice`](super::TensorView::as_slice): the first element (dangling for an empty
     /// tensor) and the length. The pointer is derived from the producer's data pointer, never
     /// from a reference, so a mutable view may write through it.
@@ -447,36 +571,6 @@ impl<'a> TensorMeta<'a> {
             .field("byte_offset", &self.byte_offset)
             .field("flags", &self.flags)
             .finish_non_exhaustive()
-    }
-}
-
-/// The layout of a validated tensor, kept without checking it again: an import validated it
-/// by the rules an export applies, so a library that wraps an imported tensor
-/// (`dlpack_demo.Tensor` does, on every `from_dlpack`) keeps its layout for the exports to
-/// come at the cost of one copy of the shape and strides. The flags kept are those of the
-/// layout (`IS_SUBBYTE_TYPE_PADDED`); `READ_ONLY` and `IS_COPIED` describe the import, not
-/// the layout.
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::tensor::CheckedLayout;
-///
-/// let tensor = ManagedTensor::from_vec(vec![0_u16; 6], &[3, 2])?;
-/// let view = tensor.view()?;
-/// let layout = CheckedLayout::from(&*view);
-/// assert_eq!((layout.shape(), layout.strides()), (&[3, 2][..], &[2, 1][..]));
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-impl From<&TensorMeta<'_>> for CheckedLayout {
-    fn from(meta: &TensorMeta<'_>) -> Self {
-        CheckedLayout::validated(
-            meta.shape(),
-            meta.strides(),
-            meta.len(),
-            meta.dtype(),
-            meta.byte_offset(),
-            meta.flags() & Flags::IS_SUBBYTE_TYPE_PADDED,
-        )
     }
 }
 

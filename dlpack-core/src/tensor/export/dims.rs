@@ -2,11 +2,11 @@
 //! checks them. Every export's description and every [`CheckedLayout`](super::CheckedLayout)
 //! goes through these functions, so that both accept and write exactly the same values.
 
-use super::MAX_NDIM;
-use super::error::TensorError;
-use super::flags::Flags;
-use super::validate;
 use crate::data_type::DataType;
+use crate::tensor::error::TensorError;
+use crate::tensor::flags::Flags;
+use crate::tensor::import::validate;
+use crate::tensor::limits::MAX_NDIM;
 
 /// Dimensions as an owner stores them: `i64` (DLPack), `usize` (Rust shapes) or `isize`
 /// (`ndarray` strides). Exports convert them to `int64_t`, refusing values that do not fit.

@@ -6,12 +6,12 @@ use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use super::error::TensorError;
-use super::flags::Flags;
 use super::validate::StridesRule;
 use crate::ffi::{
     DLManagedTensor, DLManagedTensorVersioned, DLPACK_MAJOR_VERSION, DLPackVersion, DLTensor,
 };
+use crate::tensor::error::TensorError;
+use crate::tensor::flags::Flags;
 
 /// The deleter of a managed struct.
 pub(crate) type Deleter<M> = unsafe extern "C" fn(*mut M);
@@ -75,7 +75,7 @@ pub(crate) mod sealed {
     use core::ptr::NonNull;
 
     use crate::ffi::{DLPackVersion, DLTensor};
-    use crate::tensor::raw::Deleter;
+    use crate::tensor::import::abi::Deleter;
     use crate::tensor::{Flags, TensorError};
 
     /// What differs between `DLManagedTensorVersioned` and the legacy `DLManagedTensor`.

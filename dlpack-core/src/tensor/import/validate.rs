@@ -23,11 +23,11 @@
 
 use std::borrow::Cow;
 
-use super::MAX_NDIM;
-use super::error::TensorError;
-use super::flags::Flags;
 use crate::data_type::DataType;
 use crate::ffi::{DLPackVersion, DLTensor};
+use crate::tensor::error::TensorError;
+use crate::tensor::flags::Flags;
+use crate::tensor::limits::MAX_NDIM;
 
 /// What a null `strides` pointer means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,23 +83,9 @@ pub(crate) unsafe fn layout(
 ) -> Result<Layout<'_>, TensorError> {
     let ndim = check_ndim(tensor.ndim)?;
     check_dtype(tensor.dtype)?;
-    let shape: &[i64] = if ndim == 0 {
-        &[]
-    } else {
-        let ptr = tensor.shape;
-        if ptr.is_null() {
-            return Err(TensorError::NullShape { ndim: tensor.ndim });
-        }
-        if !ptr.is_aligned() {
-            return Err(TensorError::MisalignedMetadata {
-                field: "shape",
-                address: ptr.addr(),
-            });
-        }
-        // SAFETY: non-null and aligned (checked above); the caller guarantees `ndim` readable,
-        // unchanging values for 'a.
-        unsafe { core::slice::from_raw_parts(ptr, ndim) }
-    };
+    // SAFETY: the caller guarantees `ndim` readable, unchanging values for 'a behind a
+    // non-null, aligned `shape`.
+    let shape = unsafe { shape_slice(tensor, ndim)? };
     let count = check_shape(shape)?;
     let strides: Cow<'_, [i64]> = if ndim == 0 {
         Cow::Borrowed(&[])
@@ -190,36 +176,31 @@ pub(crate) fn check_shape(shape: &[i64]) -> Result<usize, TensorError> {
     Ok(if empty { 0 } else { nonzero })
 }
 
-/// The shape of an allocator's prototype (`DLPackManagedTensorAllocator`, of which only the
-/// data type, rank, shape and device count), after the checks an import makes of them: a rank
-/// of 0 to [`MAX_NDIM`], a non-null aligned shape, non-negative dimensions whose product fits,
-/// a valid data type.
+/// The shape of `tensor` as a slice, `ndim` (from [`check_ndim`]) values long: refuses a null or
+/// misaligned pointer when `ndim > 0`.
 ///
 /// # Safety
 ///
-/// When `ndim` is 1 to `MAX_NDIM` and `shape` is non-null and aligned, it points to `ndim`
-/// readable values that do not change for `'a`.
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) unsafe fn check_prototype(prototype: &DLTensor) -> Result<&[i64], TensorError> {
-    let ndim = check_ndim(prototype.ndim)?;
-    let shape = if ndim == 0 {
-        &[][..]
-    } else if prototype.shape.is_null() {
-        return Err(TensorError::NullShape {
-            ndim: prototype.ndim,
-        });
-    } else if !prototype.shape.is_aligned() {
+/// When `ndim > 0` and `tensor.shape` is non-null and aligned, it points to `ndim` readable
+/// values that do not change for `'a`.
+#[inline]
+pub(crate) unsafe fn shape_slice(tensor: &DLTensor, ndim: usize) -> Result<&[i64], TensorError> {
+    if ndim == 0 {
+        return Ok(&[]);
+    }
+    let ptr = tensor.shape;
+    if ptr.is_null() {
+        return Err(TensorError::NullShape { ndim: tensor.ndim });
+    }
+    if !ptr.is_aligned() {
         return Err(TensorError::MisalignedMetadata {
             field: "shape",
-            address: prototype.shape.addr(),
+            address: ptr.addr(),
         });
-    } else {
-        // SAFETY: non-null, aligned, `ndim` readable values (the caller's contract).
-        unsafe { core::slice::from_raw_parts(prototype.shape, ndim) }
-    };
-    check_shape(shape)?;
-    check_dtype(prototype.dtype)?;
-    Ok(shape)
+    }
+    // SAFETY: non-null and aligned (checked above); the caller guarantees `ndim` readable,
+    // unchanging values for 'a.
+    Ok(unsafe { core::slice::from_raw_parts(ptr, ndim) })
 }
 
 /// Compact row-major strides, taking a zero dimension as 1 (as PyTorch does) so that they
