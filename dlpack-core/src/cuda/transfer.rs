@@ -11,13 +11,12 @@ use super::context::context;
 use super::copy::{CopyMode, Route, Side, StreamOn, route, stream_on};
 use super::driver::{Check, device_of, driver, ordinal};
 use super::error::CudaError;
-use super::export::{CudaBytes, Pending};
+use super::export::CudaBytes;
 use super::gather::queue;
 use super::order::raw_stream;
 use super::plan::Block;
 use super::raw::{Cuda, Driver, Dst, Rect, Src};
 use super::scope::{enter, preserve};
-use super::stream::StreamArg;
 use super::view::CudaTensorView;
 use super::wait::sync_for_host;
 use crate::ManagedTensor;
@@ -131,31 +130,6 @@ pub fn to_device(
     Ok(copied)
 }
 
-/// A copy of a tensor in `cuda:n` memory on the same device, queued on `stream` (after the
-/// work queued there) without waiting: what a producer exports for `__dlpack__(copy=True)`.
-/// The copy keeps `tensor` until it is released itself and the copy is done; its memory is
-/// freed on `stream`, after the work queued on `consumer`'s stream by then.
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn copy_queued(
-    tensor: ManagedTensor,
-    stream: &Arc<CudaStream>,
-    consumer: StreamArg,
-) -> Result<ManagedTensor, Error> {
-    let view = tensor.view()?;
-    let mut out = alloc_device(view.device(), stream, &view)?;
-    let copied = {
-        let _scope = enter(stream.context())?;
-        queue(&view, Dst::Device(out.ptr), stream)?;
-        // An event after the copy: the source is released once it has passed.
-        let _cudarc = preserve()?;
-        stream.record_event(None).check("cuEventRecord")?
-    };
-    drop(view);
-    out.after = Some(consumer);
-    out.source = Some(Pending { tensor, copied });
-    ManagedTensor::from_owner(out)
-}
-
 impl<T: Element> CudaTensorView<'_, T> {
     /// Copies the elements to the host, in row-major order, on `stream` (or the legacy
     /// default stream of the tensor's device when `None`; see [`to_device`]).
@@ -184,17 +158,6 @@ impl<T: Element> CudaTensorView<'_, T> {
             unsafe { Cuda.synchronize(raw_stream(&stream)) }?;
         }
         ManagedTensor::from_owner(out)?.view()?.to_vec::<T>()
-    }
-}
-
-/// Whether `stream` is one a copy from `from` to `to` may run on (see [`stream_on`]).
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn copy_stream_fits(stream: &CudaStream, from: Device, to: Device) -> bool {
-    match stream_on(from, to) {
-        Some(StreamOn::Device(device)) => {
-            usize::try_from(device.device_id) == Ok(stream.context().ordinal())
-        }
-        Some(StreamOn::Any { .. }) | None => true,
     }
 }
 
@@ -277,7 +240,7 @@ fn queue_to_device(
 
 /// New device memory on `device` for the compact copy of `view`, freed on `stream` when it is of
 /// that device (so that the free follows the copy), else on the device's legacy default stream.
-fn alloc_device(
+pub(crate) fn alloc_device(
     device: Device,
     stream: &Arc<CudaStream>,
     view: &TensorView<'_>,

@@ -14,12 +14,18 @@ use pyo3::types::PyCapsule;
 use super::import::{settle, take_tensor};
 use super::read::read_tensor_device;
 use crate::ManagedTensor;
+use crate::cuda::context::{context, present};
+use crate::cuda::copy::{StreamOn, stream_on};
 use crate::cuda::cudarc::driver::CudaStream;
-use crate::cuda::exchange::{self, Own};
+use crate::cuda::order::raw_stream;
+use crate::cuda::raw::{Cuda, Driver};
+use crate::cuda::scope::{Scope, enter};
 use crate::cuda::{self, CopyMode, CudaError, StreamArg};
 use crate::device::Device;
+use crate::error::Error;
 use crate::ffi::DLDeviceType;
 use crate::tensor::Flags;
+use decide::Own;
 
 /// [`from_dlpack`](super::from_dlpack) for a consumer that works on `stream`: the producer of
 /// a tensor in CUDA memory is asked for it with `stream=<stream's handle>`
@@ -85,7 +91,7 @@ pub fn from_dlpack_on_stream(
     import(obj, device, copy, Some(stream))
 }
 
-/// [`from_dlpack`](super::from_dlpack) with feature `cuda`: asks as [`exchange::ask`] decides,
+/// [`from_dlpack`](super::from_dlpack) with feature `cuda`: asks as [`decide::ask`] decides,
 /// with the source's device current around `__dlpack__`, then orders, waits and copies as the
 /// consumer must.
 pub(crate) fn import(
@@ -104,11 +110,11 @@ pub(crate) fn import(
         Source::Known(device) => Some(device),
         Source::Capsule | Source::Unknown => None,
     };
-    let ask = exchange::ask(known, device, copy, own)?;
+    let ask = decide::ask(known, device, copy, own)?;
     let imported = {
         // PyTorch exports only tensors of the current device, and records its event on the
         // current device's stream: the source's, for the call, and the caller's again after.
-        let _current = cuda::context::enter_device(ask.device)?;
+        let _current = enter_device(ask.device)?;
         take_tensor(obj, ask.dl_device, ask.copy, ask.stream.map(i128::from))?
     };
     let here = imported.device();
@@ -119,10 +125,10 @@ pub(crate) fn import(
     // stream of the device named.
     let named = match (ask.own || known.is_none(), stream) {
         (true, Some(stream)) => Some(Arc::clone(stream)),
-        _ if ask.stream.is_some() => cuda::context::legacy_stream(ask.device)?,
+        _ if ask.stream.is_some() => legacy_stream(ask.device)?,
         _ => None,
     };
-    if exchange::host_reads(here, device, copy, stream.is_some()) {
+    if decide::host_reads(here, device, copy, stream.is_some()) {
         let named = named.clone();
         py.detach(move || cuda::sync_for_host(here, named.as_ref()))?;
     }
@@ -177,14 +183,14 @@ fn finish(
         return Ok(imported);
     }
     Ok(py.detach(move || {
-        let fits = |stream: &Arc<CudaStream>| cuda::copy_stream_fits(stream, here, target);
+        let fits = |stream: &Arc<CudaStream>| copy_stream_fits(stream, here, target);
         let stream = if here.device_type == DLDeviceType::CPU {
             preferred.filter(fits)
         } else {
             match named {
                 Some(named) if fits(&named) => Some(named),
                 Some(named) => {
-                    cuda::synchronize(&named)?;
+                    synchronize(&named)?;
                     None
                 }
                 None => None,
@@ -250,3 +256,42 @@ fn after_the_legacy_stream(here: Device, stream: &Arc<CudaStream>) -> PyResult<(
 
 #[cfg(test)]
 mod tests;
+
+mod decide;
+
+/// Makes `device`'s primary context current until the scope drops: nothing for `None`, or
+/// without a driver (no CUDA code can be reading the current context then).
+fn enter_device(device: Option<Device>) -> Result<Option<Scope<'static, Cuda>>, Error> {
+    let Some(device) = device else {
+        return Ok(None);
+    };
+    if !present()? {
+        return Ok(None);
+    }
+    Ok(Some(enter(&context(device)?)?))
+}
+
+/// The legacy default stream of `device`, or `None` without a device or a driver.
+fn legacy_stream(device: Option<Device>) -> Result<Option<Arc<CudaStream>>, Error> {
+    match device {
+        Some(device) if present()? => Ok(Some(context(device)?.default_stream())),
+        _ => Ok(None),
+    }
+}
+
+/// Whether `stream` is one a copy from `from` to `to` may run on (see [`stream_on`]).
+fn copy_stream_fits(stream: &CudaStream, from: Device, to: Device) -> bool {
+    match stream_on(from, to) {
+        Some(StreamOn::Device(device)) => {
+            usize::try_from(device.device_id) == Ok(stream.context().ordinal())
+        }
+        Some(StreamOn::Any { .. }) | None => true,
+    }
+}
+
+/// Blocks the host until the work queued on `stream` is done, restoring the thread's context.
+fn synchronize(stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let _scope = enter(stream.context())?;
+    // SAFETY: a stream we hold, of the current context.
+    unsafe { Cuda.synchronize(raw_stream(stream)) }
+}

@@ -16,7 +16,19 @@ use super::ints::{Ints, Origin, check_device_pair, repr, type_name};
 #[cfg(feature = "cuda")]
 use crate::cuda::cudarc::driver::CudaStream;
 #[cfg(feature = "cuda")]
-use crate::cuda::{self, CopyMode, CudaError, ReleaseAfter, StreamArg, Synced};
+use crate::cuda::driver::Check;
+#[cfg(feature = "cuda")]
+use crate::cuda::export::{Pending, ReleaseAfter};
+#[cfg(feature = "cuda")]
+use crate::cuda::gather::queue;
+#[cfg(feature = "cuda")]
+use crate::cuda::raw::Dst;
+#[cfg(feature = "cuda")]
+use crate::cuda::scope::{enter, preserve};
+#[cfg(feature = "cuda")]
+use crate::cuda::transfer::alloc_device;
+#[cfg(feature = "cuda")]
+use crate::cuda::{self, CopyMode, CudaError, StreamArg, Synced};
 use crate::device::Device;
 use crate::ffi::{DLDeviceType, DLPackVersion};
 #[cfg(feature = "cuda")]
@@ -612,7 +624,7 @@ impl DlpackRequest {
             }
             Export::Copy(_) => {
                 let tensor = ManagedTensor::from_owner(owner).map_err(buffer_error)?;
-                let copy = cuda::copy_queued(tensor, producer, consumer)?;
+                let copy = copy_queued(tensor, producer, consumer)?;
                 // SAFETY: as above.
                 unsafe { cuda::sync_for_consumer(producer, consumer) }?;
                 copy
@@ -710,6 +722,31 @@ fn parse_stream(stream: &Bound<'_, PyAny>) -> PyResult<i64> {
         )));
     }
     Ok(value)
+}
+
+#[cfg(feature = "cuda")]
+/// A copy of a tensor in `cuda:n` memory on the same device, queued on `stream` (after the
+/// work queued there) without waiting: what a producer exports for `__dlpack__(copy=True)`.
+/// The copy keeps `tensor` until it is released itself and the copy is done; its memory is
+/// freed on `stream`, after the work queued on `consumer`'s stream by then.
+fn copy_queued(
+    tensor: ManagedTensor,
+    stream: &Arc<CudaStream>,
+    consumer: StreamArg,
+) -> Result<ManagedTensor, crate::Error> {
+    let view = tensor.view()?;
+    let mut out = alloc_device(view.device(), stream, &view)?;
+    let copied = {
+        let _scope = enter(stream.context())?;
+        queue(&view, Dst::Device(out.ptr), stream)?;
+        // An event after the copy: the source is released once it has passed.
+        let _cudarc = preserve()?;
+        stream.record_event(None).check("cuEventRecord")?
+    };
+    drop(view);
+    out.after = Some(consumer);
+    out.source = Some(Pending { tensor, copied });
+    ManagedTensor::from_owner(out)
 }
 
 #[cfg(test)]

@@ -18,8 +18,8 @@
 //!   and the per-thread default stream waits for the legacy one by itself (it is a blocking
 //!   stream), so the producer's work is ordered before it just the same.
 
-use super::error::CudaError;
-use super::stream::StreamArg;
+use crate::cuda::CudaError;
+use crate::cuda::StreamArg;
 use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
@@ -47,7 +47,7 @@ pub(crate) struct Ask {
     pub(crate) copy: Option<bool>,
 }
 
-/// Whether this backend copies between the two (see [`to_device`](super::to_device)).
+/// Whether this backend copies between the two (see [`to_device`](crate::cuda::to_device)).
 fn copies(from: Device, to: Device) -> bool {
     matches!(
         from.device_type,
