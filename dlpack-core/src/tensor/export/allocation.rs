@@ -19,7 +19,7 @@
 //! rather than by validating the finished tensor again. `from_vec` and friends ([`Shaped`])
 //! write the shape and compact strides in one pass that also checks the shape against the
 //! data's length, and have nothing left to check (see [`describe`](super::describe)). An owner
-//! that describes itself with a [`CheckedLayout`](super::CheckedLayout) had its values checked
+//! that describes itself with a [`CheckedLayout`](crate::tensor::CheckedLayout) had its values checked
 //! when the layout was made, by the same functions, so the export copies them and checks
 //! nothing more. Debug builds (the test suite, Miri) still validate every finished export as an
 //! importer would, and assert that it passes; `tests/prop_export.rs` holds every description

@@ -1,5 +1,5 @@
 //! [`Dims`]: dimensions as an owner stores them, and how an export writes them as `int64_t` and
-//! checks them. Every export's description and every [`CheckedLayout`](super::CheckedLayout)
+//! checks them. Every export's description and every [`CheckedLayout`](crate::tensor::CheckedLayout)
 //! goes through these functions, so that both accept and write exactly the same values.
 
 use crate::data_type::DataType;
@@ -214,7 +214,7 @@ pub(crate) fn check_written(
 /// copies instead of checking again: the shape then the strides as written, the number of
 /// elements, and whether the check read sub-byte elements as padded.
 ///
-/// [`CheckedLayout::new`]: super::CheckedLayout::new
+/// [`CheckedLayout::new`]: crate::tensor::CheckedLayout::new
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Checked<'a> {
     pub(crate) dims: &'a [i64],

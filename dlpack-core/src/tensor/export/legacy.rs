@@ -18,7 +18,7 @@ use crate::ffi::DLManagedTensor;
 /// dropped, which is harmless: the consumer treats the copy as shared.
 ///
 /// It is [`ManagedTensor`] over the legacy struct: the same views, raw access and release (see
-/// [`Abi`](super::Abi) for what differs). Make one with [`ManagedTensor::into_legacy`] (any
+/// [`Abi`](crate::tensor::Abi) for what differs). Make one with [`ManagedTensor::into_legacy`] (any
 /// versioned tensor, exported from Rust or imported, without a copy) or
 /// [`from_raw`](ManagedTensor::from_raw) with a `*mut DLManagedTensor` (an import).
 ///

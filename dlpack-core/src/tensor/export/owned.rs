@@ -24,10 +24,10 @@ use crate::tensor::import::view_mut::TensorViewMut;
 /// dropped, unless ownership is handed on with [`into_raw`](Self::into_raw).
 ///
 /// `ManagedTensor` with no parameter owns a `DLManagedTensorVersioned` (DLPack 1.0 and later);
-/// [`LegacyManagedTensor`](super::LegacyManagedTensor), `ManagedTensor<DLManagedTensor>`, owns
+/// [`LegacyManagedTensor`](crate::tensor::LegacyManagedTensor), `ManagedTensor<DLManagedTensor>`, owns
 /// the legacy struct. Both read the same way (views, raw access, release), and convert into each
 /// other without a copy ([`into_legacy`](Self::into_legacy),
-/// [`into_versioned`](super::LegacyManagedTensor::into_versioned)); see [`Abi`] for where the two
+/// [`into_versioned`](crate::tensor::LegacyManagedTensor::into_versioned)); see [`Abi`] for where the two
 /// structs differ.
 ///
 /// Export Rust data with [`from_vec`](Self::from_vec), [`from_boxed`](Self::from_boxed),
@@ -189,7 +189,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// Takes ownership of a managed tensor from a producer (a `dltensor_versioned` or
     /// `dltensor` capsule, a C API, [`into_raw`](Self::into_raw)). The pointer's type says which
     /// ABI it follows: `*mut DLManagedTensorVersioned` gives a `ManagedTensor`,
-    /// `*mut DLManagedTensor` a [`LegacyManagedTensor`](super::LegacyManagedTensor).
+    /// `*mut DLManagedTensor` a [`LegacyManagedTensor`](crate::tensor::LegacyManagedTensor).
     ///
     /// Checks the version of a versioned struct as the DLPack specification requires: a major
     /// version other than 1 means a layout this crate cannot read, so the producer's deleter is

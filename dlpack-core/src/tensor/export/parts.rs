@@ -1,4 +1,4 @@
-//! [`TensorParts`], what a [`TensorOwner`](super::TensorOwner) exports, and
+//! [`TensorParts`], what a [`TensorOwner`](crate::tensor::TensorOwner) exports, and
 //! [`CheckedLayout`], a description checked once for an owner that exports the same layout
 //! many times. The two live together because each names the other in its public signature
 //! ([`CheckedLayout::new`] takes parts, [`TensorParts::from_layout`] a layout).
@@ -15,7 +15,7 @@ use crate::tensor::flags::Flags;
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::validate;
 
-/// What a [`TensorOwner`] exports: the fields of a `DLTensor` plus the flags.
+/// What a [`TensorOwner`](crate::tensor::TensorOwner) exports: the fields of a `DLTensor` plus the flags.
 ///
 /// Build it with [`TensorParts::new`] (any device, an opaque pointer) or [`TensorParts::host`]
 /// (a typed CPU pointer), then add strides, a byte offset and flags. Without strides the
@@ -321,7 +321,7 @@ impl<'a> TensorParts<'a> {
     ///
     /// The parts are checked as an export checks them (nothing more when they come from a
     /// [`CheckedLayout`]). Refused, since a `DLTensor` could not say it or point at it: a shape
-    /// or strides not given as `int64_t` ([`Dims::I64`](super::Dims::I64)), strides left out
+    /// or strides not given as `int64_t` ([`Dims::I64`](crate::tensor::Dims::I64)), strides left out
     /// (DLPack 1.2 made them mandatory), and the flags `READ_ONLY` and
     /// `IS_SUBBYTE_TYPE_PADDED`, which only a managed tensor carries.
     ///
@@ -393,7 +393,7 @@ impl<'a> TensorParts<'a> {
 /// A tensor's layout (data type, shape, strides, byte offset and flags) checked against the
 /// rules an importer applies, once, and kept as the `int64_t` values an export writes.
 ///
-/// Every export checks the description its owner gives ([`TensorOwner`](super::TensorOwner)):
+/// Every export checks the description its owner gives ([`TensorOwner`](crate::tensor::TensorOwner)):
 /// each dimension converted to `int64_t`, the element count, the data type, the bytes the
 /// strides reach. An owner whose layout never changes, such as a framework's tensor exported
 /// on every `__dlpack__` call, can check it when the tensor is made and describe itself with

@@ -29,7 +29,7 @@ pub(crate) type Deleter<M> = unsafe extern "C" fn(*mut M);
 /// | null `strides` | compact row-major before 1.2, refused from 1.2 on | compact row-major |
 /// | exports | stamped 1.3, any flags | refuse `READ_ONLY` and padded sub-byte types |
 ///
-/// [`ManagedTensor`]: super::ManagedTensor
+/// [`ManagedTensor`]: crate::tensor::ManagedTensor
 ///
 /// ```
 /// use dlpack_core::{LegacyManagedTensor, ManagedTensor};
@@ -48,7 +48,7 @@ pub(crate) type Deleter<M> = unsafe extern "C" fn(*mut M);
 /// ```
 pub trait Abi: sealed::Managed {}
 
-/// The versioned struct: [`ManagedTensor`](super::ManagedTensor) with no parameter.
+/// The versioned struct: [`ManagedTensor`](crate::tensor::ManagedTensor) with no parameter.
 ///
 /// ```
 /// use dlpack_core::{ManagedTensor, ffi::{DLManagedTensorVersioned, DLPackVersion}};
@@ -59,7 +59,7 @@ pub trait Abi: sealed::Managed {}
 /// ```
 impl Abi for DLManagedTensorVersioned {}
 
-/// The legacy struct: [`LegacyManagedTensor`](super::LegacyManagedTensor).
+/// The legacy struct: [`LegacyManagedTensor`](crate::tensor::LegacyManagedTensor).
 ///
 /// ```
 /// use dlpack_core::{LegacyManagedTensor, ManagedTensor, ffi::DLManagedTensor, tensor::Flags};

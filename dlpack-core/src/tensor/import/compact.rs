@@ -2,7 +2,7 @@
 //! element size, into compact row-major bytes, and the flags such a copy carries.
 //!
 //! Every copy the crate makes on the host goes through [`gather`]:
-//! [`TensorMeta::copy_compact_into`](super::TensorMeta::copy_compact_into) (and so
+//! [`TensorMeta::copy_compact_into`](crate::tensor::TensorMeta::copy_compact_into) (and so
 //! `to_compact_bytes`, the tensor side of `from_dlpack`, the Python consumer's `copy=True` and
 //! the CUDA backend's host path). The layout is first reduced: axes of extent 1 are dropped and
 //! axes that step exactly over their inner neighbour are merged, so a compact tensor is one

@@ -85,7 +85,7 @@ impl ExactSizeIterator for Offsets {}
 impl FusedIterator for Offsets {}
 
 /// The elements of a tensor view, by value, in row-major index order, whatever the strides
-/// (negative and zero ones included). Made by [`TensorView::iter`](super::TensorView::iter).
+/// (negative and zero ones included). Made by [`TensorView::iter`](crate::tensor::TensorView::iter).
 ///
 /// ```
 /// use dlpack_core::ManagedTensor;
@@ -171,7 +171,7 @@ impl<T> core::fmt::Debug for Iter<'_, T> {
 }
 
 /// Mutable references to the elements of a mutable tensor view, in row-major index order.
-/// Made by [`TensorViewMut::iter_mut`](super::TensorViewMut::iter_mut), which refuses layouts
+/// Made by [`TensorViewMut::iter_mut`](crate::tensor::TensorViewMut::iter_mut), which refuses layouts
 /// whose strides reach an element from two indices (decided exactly, within a search bound).
 ///
 /// ```

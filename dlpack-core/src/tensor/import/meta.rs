@@ -23,8 +23,8 @@ use crate::tensor::flags::Flags;
 /// It reads no data itself: it is a description, which may be cloned and kept as long as the
 /// tensor's metadata lives.
 ///
-/// [`TensorView`]: super::TensorView
-/// [`TensorViewMut`]: super::TensorViewMut
+/// [`TensorView`]: crate::tensor::TensorView
+/// [`TensorViewMut`]: crate::tensor::TensorViewMut
 ///
 /// ```
 /// use dlpack_core::{DataType, Device, ManagedTensor};
@@ -256,7 +256,7 @@ impl<'a> TensorMeta<'a> {
     }
 
     /// Whether the strides are compact row-major (ignoring axes of extent 1), so that
-    /// [`as_slice`](super::TensorView::as_slice) works. An empty tensor is compact.
+    /// [`as_slice`](crate::tensor::TensorView::as_slice) works. An empty tensor is compact.
     ///
     /// ```
     /// use dlpack_core::ManagedTensor;
@@ -430,7 +430,7 @@ impl<'a> TensorMeta<'a> {
         Ok(needed)
     }
 
-    /// The checks of [`as_slice`](super::TensorView::as_slice): the first element (dangling for an empty
+    /// The checks of [`as_slice`](crate::tensor::TensorView::as_slice): the first element (dangling for an empty
     /// tensor) and the length. The pointer is derived from the producer's data pointer, never
     /// from a reference, so a mutable view may write through it.
     pub(crate) fn slice_ptr<T: Element>(&self) -> Result<(*mut T, usize), TensorError> {
@@ -446,7 +446,7 @@ impl<'a> TensorMeta<'a> {
         Ok((first.cast::<T>(), self.layout.count))
     }
 
-    /// The checks of [`as_bytes`](super::TensorView::as_bytes), as [`slice_ptr`](Self::slice_ptr).
+    /// The checks of [`as_bytes`](crate::tensor::TensorView::as_bytes), as [`slice_ptr`](Self::slice_ptr).
     pub(crate) fn bytes_ptr(&self) -> Result<(*mut u8, usize), TensorError> {
         self.check_contiguous()?;
         match self.host_first()? {

@@ -19,7 +19,7 @@ use crate::tensor::flags::Flags;
 ///
 /// Made by [`ManagedTensor::view`](crate::ManagedTensor::view) or, for a bare `DLTensor`,
 /// [`TensorView::from_dl_tensor`]. Making one checks the metadata (see the `validate` rules in
-/// the [module docs](super)), which it dereferences to ([`TensorMeta`]: shape, strides, data
+/// the [module docs](crate::tensor)), which it dereferences to ([`TensorMeta`]: shape, strides, data
 /// type, device, flags); reading data additionally checks the device, the data pointer and, for
 /// typed access, the data type and alignment.
 ///

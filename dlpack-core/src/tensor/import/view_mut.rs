@@ -23,7 +23,7 @@ use crate::tensor::flags::Flags;
 /// Made by [`ManagedTensor::view_mut`](crate::ManagedTensor::view_mut), which refuses a tensor
 /// flagged `READ_ONLY`. Mutable strided access refuses strides that reach an element from two
 /// indices (a zero stride, say), since two `&mut` to one element would be undefined behaviour;
-/// this is decided exactly, within a search bound (see the [module docs](super#mutable-strided-access)).
+/// this is decided exactly, within a search bound (see the [module docs](crate::tensor#mutable-strided-access)).
 ///
 /// ```
 /// use dlpack_core::ManagedTensor;
@@ -198,7 +198,7 @@ impl<'a> TensorViewMut<'a> {
     ///
     /// Refuses strides that reach some element from two indices ([`TensorError::Overlapping`]),
     /// and the rare layout the exact search cannot decide within its bound
-    /// ([`TensorError::OverlapUndecided`]; see the [module docs](super#mutable-strided-access)).
+    /// ([`TensorError::OverlapUndecided`]; see the [module docs](crate::tensor#mutable-strided-access)).
     ///
     /// ```
     /// use dlpack_core::ManagedTensor;

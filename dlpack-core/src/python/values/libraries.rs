@@ -4,7 +4,7 @@
 //! PyTorch's `dtype` and `device`, and array-api-strict's dtypes and devices.
 //!
 //! Each is recognised by its class's module and name ([`recognise`], decided once per class
-//! and remembered by `kind.rs`), never by importing the library: an object of a library exists
+//! and remembered by the class cache), never by importing the library: an object of a library exists
 //! only once that library is loaded, so nothing here imports one that is not already loaded.
 //! Then the object's public attributes are read: a NumPy dtype's `kind`, `itemsize`,
 //! `byteorder` and `name`; a `torch.dtype`'s name and `itemsize`; a `torch.device`'s `type`
@@ -21,10 +21,11 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
-use super::ints::{Ints, Origin, check_device_pair, repr};
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::ffi::{DLDataTypeCode, DLDeviceType};
+use crate::python::ints::{Ints, Origin, check_device_pair};
+use crate::python::message::repr;
 
 /// A kind of object that stands for a data type or a device without the protocol, recognised
 /// by its class.
@@ -56,7 +57,7 @@ pub(crate) enum Recognised {
 }
 
 impl Recognised {
-    /// Every kind, in declaration order: `kind.rs` remembers a kind by its index here.
+    /// Every kind, in declaration order: the classifier (`classify.rs`) encodes a kind by its index here.
     pub(crate) const ALL: [Recognised; 10] = [
         Recognised::Name,
         Recognised::Pair,

@@ -7,9 +7,10 @@ use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyTypeError, PyValueError}
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
 
-use super::{AllocError, ExchangeApi, ExchangeTensor, with_tensor_view};
+use super::{AllocError, ExchangeApi, ExchangeTensor};
 use crate::ffi::{DLManagedTensorVersioned, DLTensor};
 use crate::python::from_dlpack;
+use crate::python::with_tensor_view;
 use crate::tensor::{CheckedLayout, Flags, ManagedTensor, TensorParts};
 use crate::{DataType, Device};
 

@@ -19,9 +19,9 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use super::error::buffer_error;
-use super::ints::repr;
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
+use crate::python::error::buffer_error;
+use crate::python::message::repr;
 use crate::tensor::{LegacyManagedTensor, ManagedTensor};
 
 /// The name of a capsule holding a `DLManagedTensorVersioned*`: what `__dlpack__` returns to

@@ -7,7 +7,8 @@ use crate::device::Device;
 use crate::ffi::DLTensor;
 use crate::python::error::buffer_error;
 use crate::python::import::from_dlpack;
-use crate::python::kind::tensor_class;
+use crate::python::import::table::Table;
+use crate::python::values::classify::{TensorClass, tensor_class};
 use crate::tensor::{Flags, TensorView};
 
 /// Lends `f` a validated [`TensorView`] of the Python tensor `obj` for the duration of the
@@ -15,7 +16,7 @@ use crate::tensor::{Flags, TensorView};
 /// from Python.
 ///
 /// - When `obj`'s type publishes DLPack's C exchange API with `dltensor_from_py_object_no_sync`
-///   (PaddlePaddle, `dlpack_demo.Tensor`, any [`ExchangeTensor`](super::ExchangeTensor)),
+///   (PaddlePaddle, `dlpack_demo.Tensor`, any [`ExchangeTensor`](crate::python::ExchangeTensor)),
 ///   the producer fills a `DLTensor` on this function's stack, pointing at its own shape and
 ///   strides: nothing is allocated, nothing is called through Python.
 /// - Otherwise (NumPy, TVM FFI, PyTorch, JAX, a capsule) the tensor is imported as
@@ -64,7 +65,8 @@ pub fn with_tensor_view<R>(
     obj: &Bound<'_, PyAny>,
     f: impl FnOnce(TensorView<'_>) -> R,
 ) -> PyResult<R> {
-    if let Some(Some(table)) = tensor_class(&obj.get_type())? {
+    if let TensorClass::Tensor { table: Some(table) } = tensor_class(&obj.get_type())? {
+        let table = Table(table);
         let mut raw = DLTensor {
             data: core::ptr::null_mut(),
             device: Device::CPU,

@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 use super::*;
 use crate::cuda::CudaError;
 use crate::error::Error;
-use crate::python::{DlpackRequest, Export, from_dlpack, versioned_capsule};
+use crate::python::{DataAccess, DlpackRequest, ExportPlan, from_dlpack, versioned_capsule};
 use crate::tensor::{TensorOwner, TensorParts};
 use crate::{DataType, cuda::try_cuda_devices};
 
@@ -73,24 +73,26 @@ fn the_producer_reads_every_stream_value_the_standard_defines() {
         ] {
             let request = request(py, stream, None, None)?;
             assert_eq!(
-                request.cuda_plan(gpu, false)?,
-                (Export::Share, expected),
+                request.cuda_plan(gpu, DataAccess::Writable)?,
+                (ExportPlan::Share, expected),
                 "{stream:?}"
             );
             assert_eq!(
-                request.cuda_plan(Device::CUDA_MANAGED, false)?,
-                (Export::Share, expected)
+                request.cuda_plan(Device::CUDA_MANAGED, DataAccess::Writable)?,
+                (ExportPlan::Share, expected)
             );
         }
         // 0 is ROCm's default stream, which `new` takes; the CUDA reading refuses it, for
         // device memory, managed and pinned memory alike.
         let zero = request(py, Some(0), None, None)?;
         for device in [gpu, Device::CUDA_MANAGED] {
-            let err = zero.cuda_plan(device, false).unwrap_err();
+            let err = zero.cuda_plan(device, DataAccess::Writable).unwrap_err();
             assert!(err.is_instance_of::<PyValueError>(py), "{err}");
             assert!(err.to_string().contains("0 is ambiguous"), "{err}");
         }
-        let err = zero.plan(Device::CUDA_HOST, false, |_| true).unwrap_err();
+        let err = zero
+            .plan(Device::CUDA_HOST, DataAccess::Writable, |_| true)
+            .unwrap_err();
         assert!(err.is_instance_of::<PyValueError>(py), "{err}");
         // A request whose field is set by hand is refused the same way.
         let mut negative = DlpackRequest::LEGACY;
@@ -105,19 +107,29 @@ fn the_producer_reads_every_stream_value_the_standard_defines() {
 fn the_producer_copies_to_the_cpu_or_its_own_device_only() {
     with_python(|py| {
         let gpu = Device::cuda(0);
-        let plan = |stream, dl_device, copy, read_only| -> PyResult<Export> {
+        let plan = |stream, dl_device, copy, read_only| -> PyResult<ExportPlan> {
             Ok(request(py, stream, dl_device, copy)?
-                .cuda_plan(gpu, read_only)?
+                .cuda_plan(
+                    gpu,
+                    if read_only {
+                        DataAccess::ReadOnly
+                    } else {
+                        DataAccess::Writable
+                    },
+                )?
                 .0)
         };
         assert_eq!(
             plan(None, Some((1, 0)), None, false)?,
-            Export::Copy(Device::CPU)
+            ExportPlan::Copy(Device::CPU)
         );
-        assert_eq!(plan(Some(1), None, Some(true), false)?, Export::Copy(gpu));
+        assert_eq!(
+            plan(Some(1), None, Some(true), false)?,
+            ExportPlan::Copy(gpu)
+        );
         assert_eq!(
             plan(Some(1), Some((2, 0)), Some(false), false)?,
-            Export::Share
+            ExportPlan::Share
         );
         for refused in [
             plan(None, Some((1, 0)), Some(false), false), // copy=False, another device
@@ -129,15 +141,18 @@ fn the_producer_copies_to_the_cpu_or_its_own_device_only() {
         }
         // Read-only data for a legacy consumer: a writable copy on the same device.
         let legacy = DlpackRequest::LEGACY;
-        assert_eq!(legacy.cuda_plan(gpu, true)?.0, Export::Copy(gpu));
+        assert_eq!(
+            legacy.cuda_plan(gpu, DataAccess::ReadOnly)?.0,
+            ExportPlan::Copy(gpu)
+        );
         // Managed memory can be copied to the CPU, not into new managed memory.
         let managed = Device::CUDA_MANAGED;
         let copy = request(py, None, None, Some(true))?;
-        assert!(copy.cuda_plan(managed, false).is_err());
+        assert!(copy.cuda_plan(managed, DataAccess::Writable).is_err());
         let to_cpu = request(py, None, Some((1, 0)), None)?;
         assert_eq!(
-            to_cpu.cuda_plan(managed, false)?.0,
-            Export::Copy(Device::CPU)
+            to_cpu.cuda_plan(managed, DataAccess::Writable)?.0,
+            ExportPlan::Copy(Device::CPU)
         );
         Ok(())
     });
@@ -147,7 +162,9 @@ fn the_producer_copies_to_the_cpu_or_its_own_device_only() {
 fn cuda_capsule_is_for_cuda_memory_only() {
     with_python(|py| {
         for device in [Device::CPU, Device::CUDA_HOST, Device::rocm(0)] {
-            let err = DlpackRequest::LEGACY.cuda_plan(device, false).unwrap_err();
+            let err = DlpackRequest::LEGACY
+                .cuda_plan(device, DataAccess::Writable)
+                .unwrap_err();
             assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
             assert!(err.to_string().contains("DlpackRequest::capsule"), "{err}");
         }

@@ -1,23 +1,14 @@
-//! The consumer's side of a table: finding one on a class, choosing the entry of the chain this
-//! crate speaks, and calling its two exports.
+//! The consumer's side of a C exchange table: calling the functions of a table a tensor class
+//! publishes (the classifier, `values/classify.rs`, finds it and chooses the entry of the chain
+//! this crate speaks, once per class).
 
-use core::ffi::CStr;
 use core::ptr::NonNull;
 
 use pyo3::exceptions::{PyBufferError, PySystemError};
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyCapsuleMethods, PyType};
 
 use crate::ffi::{DLManagedTensorVersioned, DLPackExchangeAPI, DLTensor};
 use crate::tensor::ManagedTensor;
-
-/// The name of the capsule behind `__dlpack_c_exchange_api__`, which `dlpack.h` fixes.
-///
-/// ```
-/// assert_eq!(dlpack_core::python::EXCHANGE_API, c"dlpack_exchange_api");
-/// ```
-pub const EXCHANGE_API: &CStr = c"dlpack_exchange_api";
 
 /// A producer's table this crate can use ([`DLPackExchangeAPI::from_chain`]): major version
 /// 1, with the owning export. Tables live for the whole process (`dlpack.h` requires it), so
@@ -26,27 +17,6 @@ pub const EXCHANGE_API: &CStr = c"dlpack_exchange_api";
 pub(crate) struct Table(pub(crate) &'static DLPackExchangeAPI);
 
 impl Table {
-    /// The table `class` publishes as `__dlpack_c_exchange_api__`, if it is a capsule of that
-    /// name holding a chain with an entry this crate speaks. Anything else — no attribute,
-    /// another object, a table of major version 2 alone — is no table: the consumer asks
-    /// `__dlpack__` instead.
-    pub(crate) fn of_class(class: &Bound<'_, PyType>) -> PyResult<Option<Self>> {
-        let py = class.py();
-        let name = intern!(py, "__dlpack_c_exchange_api__");
-        if !class.hasattr(name)? {
-            return Ok(None);
-        }
-        let Ok(capsule) = class.getattr(name)?.cast_into::<PyCapsule>() else {
-            return Ok(None);
-        };
-        let Ok(pointer) = capsule.pointer_checked(Some(EXCHANGE_API)) else {
-            return Ok(None);
-        };
-        // SAFETY: a capsule named `dlpack_exchange_api` holds a table that lives for the whole
-        // process (`dlpack.h`), whose chain does too.
-        Ok(unsafe { DLPackExchangeAPI::from_chain(pointer.as_ptr().cast()) }.map(Self))
-    }
-
     /// `managed_tensor_from_py_object_no_sync(obj)`: an owned tensor, not synchronised with
     /// any stream.
     pub(crate) fn export(self, obj: &Bound<'_, PyAny>) -> PyResult<ManagedTensor> {

@@ -1,8 +1,8 @@
 //! The stream rule of `__dlpack__` for CUDA tensors (features `pyo3` and `cuda`), consumer
 //! side: a consumer names the stream it will use the tensor on. (The producer side, which
 //! makes its pending work visible on that stream, is `DlpackRequest::cuda_capsule`, with the
-//! rest of `DlpackRequest` in `request.rs`.) See the module documentation of
-//! [`python`](super), section "CUDA tensors and streams".
+//! rest of `DlpackRequest` in `python/export/`.) See the module documentation of
+//! [`python`](crate::python), section "CUDA tensors and streams".
 
 use std::sync::Arc;
 
@@ -11,8 +11,6 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use super::import::{settle, take_tensor};
-use super::read::read_tensor_device;
 use crate::ManagedTensor;
 use crate::cuda::context::{context, present};
 use crate::cuda::copy::{StreamOn, stream_on};
@@ -24,6 +22,9 @@ use crate::cuda::{self, CopyMode, CudaError, StreamArg};
 use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
+use crate::python::import::ask::take_tensor;
+use crate::python::import::settle::settle;
+use crate::python::values::read::read_tensor_device;
 use crate::tensor::Flags;
 use decide::Own;
 

@@ -1,33 +1,23 @@
-//! What a Python object is to DLPack, decided from its class and remembered per class: which
-//! of the three DLPack protocols (tensor, data type, device) it speaks, or else which kind of
-//! value of another library it is (`libraries.rs`).
+//! The classifier: what a Python object is to DLPack, decided from its class (and remembered
+//! per class by the class cache, `class_cache.rs`): which of the three DLPack protocols
+//! (tensor, data type, device) it speaks, or else which kind of value of another library it is
+//! (`libraries.rs`), and for a tensor class, the C exchange table it publishes.
 //!
-//! # The cache
+//! Two public answers come from it, with two types since they answer two questions:
+//! [`protocol_kind`] (a [`ProtocolKind`]: which protocol the class speaks) and, in `read.rs`,
+//! `value_kind` (a `ValueKind`: what the object means as a value, names and other libraries'
+//! dtypes and devices included).
 //!
-//! Looking a name up on a class that does not have it raises and clears an `AttributeError`
-//! inside CPython (for classes with a metaclass of their own, such as every pybind11 class,
-//! PaddlePaddle's dtypes among them, on every Python version), which costs more than the
-//! protocol call that follows; recognising another library's class walks its bases. So the
-//! kind of a class is worked out once and remembered, for up to [`CACHED_CLASSES`] classes,
-//! which the cache keeps alive; classes past that are looked at each time, with the same
-//! result. TVM FFI dispatches the same way: it decides what to do with an argument once per
-//! class and keeps the decision for the life of the process.
-//!
-//! A consequence: adding `__dlpack__`, `__dlpack_data_type__` or `__dlpack_device__` to a
-//! class (or removing one) after an object of that class was looked at is not seen. Define
-//! the protocol methods in the class body, as every framework does.
 
-use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use core::ffi::CStr;
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::MutexExt;
-use pyo3::types::{PyCapsule, PyType};
+use pyo3::types::{PyCapsule, PyCapsuleMethods, PyType};
 
-use super::exchange::table::Table;
 use super::libraries::{Recognised, recognise};
 use crate::ffi::DLPackExchangeAPI;
+use crate::python::class_cache::{self, Entry};
 
 /// What a Python object is to DLPack, decided the way TVM FFI decides it: from the object's
 /// **class**, in this order.
@@ -103,33 +93,6 @@ pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
     })
 }
 
-/// How many classes the cache remembers (and keeps alive); `protocol_kind`'s documentation
-/// states it.
-pub(crate) const CACHED_CLASSES: usize = 64;
-
-/// One remembered class: its address (0 while the slot is empty), its kind and, for a tensor
-/// class that publishes one this crate speaks, its exchange table (null for none).
-struct Slot {
-    class: AtomicUsize,
-    kind: AtomicU8,
-    table: AtomicPtr<DLPackExchangeAPI>,
-}
-
-/// The remembered classes, filled in order and never emptied. Read without a lock: a slot's
-/// kind is written before its address is published (`Release`), and read after the address
-/// (`Acquire`).
-static SLOTS: [Slot; CACHED_CLASSES] = [const {
-    Slot {
-        class: AtomicUsize::new(0),
-        kind: AtomicU8::new(0),
-        table: AtomicPtr::new(core::ptr::null_mut()),
-    }
-}; CACHED_CLASSES];
-
-/// The classes in [`SLOTS`], in the same order, kept alive so that no other class can take
-/// one's address. Writers fill slots while holding it.
-static KEPT: Mutex<Vec<Py<PyType>>> = Mutex::new(Vec::new());
-
 /// What the objects of a class are: a protocol kind, a kind of object recognised by its class, or
 /// neither.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,95 +105,94 @@ pub(crate) enum ClassKind {
     Unknown,
 }
 
+/// What the objects of a class are, for an import: a tensor class (and the C exchange table it
+/// publishes, if one this crate speaks), or not a tensor class.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TensorClass {
+    /// The class has `__dlpack__`.
+    Tensor {
+        /// Its `__dlpack_c_exchange_api__` table, when it publishes one this crate speaks.
+        table: Option<&'static DLPackExchangeAPI>,
+    },
+    /// The class has no `__dlpack__`.
+    NotTensor,
+}
+
 /// What `obj` is: a capsule is a tensor, anything else is what its class is.
 pub(crate) fn object_kind(obj: &Bound<'_, PyAny>) -> PyResult<ClassKind> {
     if obj.is_instance_of::<PyCapsule>() {
         return Ok(ClassKind::Protocol(ProtocolKind::Tensor));
     }
-    Ok(class_info(&obj.get_type())?.0)
+    Ok(classify(&obj.get_type())?.0)
 }
 
 /// The protocol kind of the objects of `class`. A capsule's class is `None` here: capsules are
 /// tensors by name, not by class.
 pub(crate) fn class_kind(class: &Bound<'_, PyType>) -> PyResult<Option<ProtocolKind>> {
-    Ok(match class_info(class)?.0 {
+    Ok(match classify(class)?.0 {
         ClassKind::Protocol(kind) => Some(kind),
         ClassKind::Recognised(_) | ClassKind::Unknown => None,
     })
 }
 
-/// Whether `class` is a tensor class, and if so the exchange table it publishes, if any
+/// Whether `class` is a tensor class, with the exchange table it publishes
 /// (`__dlpack_c_exchange_api__`, looked up once per class with the protocol methods).
-pub(crate) fn tensor_class(class: &Bound<'_, PyType>) -> PyResult<Option<Option<Table>>> {
-    Ok(match class_info(class)? {
-        (ClassKind::Protocol(ProtocolKind::Tensor), table) => Some(table),
-        _ => None,
+pub(crate) fn tensor_class(class: &Bound<'_, PyType>) -> PyResult<TensorClass> {
+    Ok(match classify(class)? {
+        (ClassKind::Protocol(ProtocolKind::Tensor), table) => TensorClass::Tensor { table },
+        _ => TensorClass::NotTensor,
     })
 }
 
-/// What the objects of `class` are, and a tensor class's table, from the cache or looked up
-/// (and then remembered).
-fn class_info(class: &Bound<'_, PyType>) -> PyResult<(ClassKind, Option<Table>)> {
-    let address = class.as_ptr().addr();
-    if let Some(info) = cached(address) {
-        return Ok(info);
+/// What the objects of `class` are, and a tensor class's table, from the class cache or looked
+/// up (and then remembered).
+fn classify(
+    class: &Bound<'_, PyType>,
+) -> PyResult<(ClassKind, Option<&'static DLPackExchangeAPI>)> {
+    if let Some(entry) = class_cache::remembered(class) {
+        return Ok((decode(entry.code), entry.table));
     }
     let kind = look_up(class)?;
     let table = match kind {
-        ClassKind::Protocol(ProtocolKind::Tensor) => Table::of_class(class)?,
+        ClassKind::Protocol(ProtocolKind::Tensor) => published_table(class)?,
         _ => None,
     };
-    let entry = class.clone().unbind();
-    let mut kept = KEPT
-        .lock_py_attached(class.py())
-        .unwrap_or_else(PoisonError::into_inner);
-    // Another thread may have remembered it meanwhile; no Python code runs in here.
-    let spare = if kept.len() < CACHED_CLASSES && cached(address).is_none() {
-        let slot = &SLOTS[kept.len()];
-        kept.push(entry);
-        slot.kind.store(encode(kind), Ordering::Relaxed);
-        let raw = table.map_or(core::ptr::null(), |table| &raw const *table.0);
-        slot.table.store(raw.cast_mut(), Ordering::Relaxed);
-        slot.class.store(address, Ordering::Release);
-        None
-    } else {
-        Some(entry)
-    };
-    drop(kept);
-    // Released after the lock: the class is alive (`class` holds it), so this only counts down.
-    drop(spare);
+    class_cache::remember(
+        class,
+        Entry {
+            code: encode(kind),
+            table,
+        },
+    );
     Ok((kind, table))
 }
 
-/// The slot of the class found last: a program mostly looks up the same class again (a loop
-/// over tensors of one library), which then costs one comparison instead of a scan.
-static LAST: AtomicUsize = AtomicUsize::new(0);
+/// The name of the capsule behind `__dlpack_c_exchange_api__`, which `dlpack.h` fixes.
+///
+/// ```
+/// assert_eq!(dlpack_core::python::EXCHANGE_API, c"dlpack_exchange_api");
+/// ```
+pub const EXCHANGE_API: &CStr = c"dlpack_exchange_api";
 
-/// The kind and table of the class at `address`, if it is remembered.
-fn cached(address: usize) -> Option<(ClassKind, Option<Table>)> {
-    let last = LAST.load(Ordering::Relaxed);
-    if SLOTS[last].class.load(Ordering::Acquire) == address && address != 0 {
-        return Some(read(&SLOTS[last]));
+/// The table `class` publishes as `__dlpack_c_exchange_api__`, if it is a capsule of that name
+/// holding a chain with an entry this crate speaks ([`DLPackExchangeAPI::from_chain`]: major
+/// version 1, with the owning export). Anything else — no attribute, another object, a table
+/// of major version 2 alone — is no table: the consumer asks `__dlpack__` instead.
+fn published_table(class: &Bound<'_, PyType>) -> PyResult<Option<&'static DLPackExchangeAPI>> {
+    let py = class.py();
+    let name = intern!(py, "__dlpack_c_exchange_api__");
+    if !class.hasattr(name)? {
+        return Ok(None);
     }
-    for (index, slot) in SLOTS.iter().enumerate() {
-        match slot.class.load(Ordering::Acquire) {
-            0 => return None,
-            class if class == address => {
-                LAST.store(index, Ordering::Relaxed);
-                return Some(read(slot));
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// What a filled slot remembers.
-fn read(slot: &Slot) -> (ClassKind, Option<Table>) {
-    let kind = decode(slot.kind.load(Ordering::Relaxed));
-    // SAFETY: null or a table `Table::of_class` chose, which lives for the whole process.
-    let table = unsafe { slot.table.load(Ordering::Relaxed).as_ref() };
-    (kind, table.map(Table))
+    let Ok(capsule) = class.getattr(name)?.cast_into::<PyCapsule>() else {
+        return Ok(None);
+    };
+    let Ok(pointer) = capsule.pointer_checked(Some(EXCHANGE_API)) else {
+        return Ok(None);
+    };
+    // SAFETY: a capsule named `dlpack_exchange_api` holds a table that lives for the whole
+    // process (`dlpack.h`), whose chain does too.
+    Ok(unsafe { DLPackExchangeAPI::from_chain(pointer.as_ptr().cast()) })
 }
 
 /// The first code of a recognised kind: 0 is `Unknown`, 1 to 3 the protocol kinds.
@@ -316,21 +278,19 @@ def make(i):
     fn more_classes_than_the_cache_holds_are_all_read_right() {
         Python::initialize();
         Python::attach(|py| -> PyResult<()> {
-            for i in 0..2 * CACHED_CLASSES {
+            for i in 0..2 * class_cache::CACHED_CLASSES {
                 let obj = object(py, i)?;
                 // Twice: once looked up (and maybe remembered), once from the cache (or not).
                 assert_eq!(protocol_kind(&obj)?, EXPECTED[i % 5], "class {i}");
                 assert_eq!(protocol_kind(&obj)?, EXPECTED[i % 5], "class {i}, again");
             }
-            let kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+            let (slots, kept) = class_cache::filled();
             assert_eq!(
                 kept.len(),
-                CACHED_CLASSES,
+                class_cache::CACHED_CLASSES,
                 "the cache fills up, and no further"
             );
-            for (slot, class) in SLOTS.iter().zip(kept.iter()) {
-                assert_eq!(slot.class.load(Ordering::Acquire), class.as_ptr().addr());
-            }
+            assert_eq!(slots, kept);
             Ok(())
         })
         .unwrap();

@@ -1,12 +1,11 @@
-//! DLPack 1.3's C exchange API, `__dlpack_c_exchange_api__`: a table of C functions a tensor
-//! *type* publishes, through which C, C++ and Rust code exchanges its tensors without a Python
-//! call (see the [module documentation](super), "The C exchange API").
+//! DLPack 1.3's C exchange API, `__dlpack_c_exchange_api__`, producer side: a table of C
+//! functions a tensor *type* publishes, through which C, C++ and Rust code exchanges its
+//! tensors without a Python call (see the [module documentation](crate::python), "The C
+//! exchange API"). The consumer side is `python/import/` (`table.rs`, `view.rs`).
 
 mod producer;
-pub(crate) mod table;
 #[cfg(test)]
 mod tests;
-mod view;
 
 use core::ffi::{CStr, c_void};
 use core::fmt;
@@ -16,20 +15,18 @@ use pyo3::PyClass;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-pub use table::EXCHANGE_API;
-pub use view::with_tensor_view;
-
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::{DLPackExchangeAPI, DLPackExchangeAPIHeader, DLPackVersion};
+use crate::python::values::classify::EXCHANGE_API;
 use crate::tensor::{ManagedTensor, TensorParts};
 
 /// A `#[pyclass]` tensor type that publishes DLPack's C exchange API: what each of the table's
 /// five functions does for it. [`ExchangeApi::new`] makes the table from these methods, and
 /// the functions around them catch panics and turn every error into what `dlpack.h` asks for.
 ///
-/// See the [module documentation](super), "The C exchange API", for a whole producer.
+/// See the [module documentation](crate::python), "The C exchange API", for a whole producer.
 ///
 /// ```
 /// use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor};

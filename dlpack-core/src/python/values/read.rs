@@ -1,12 +1,12 @@
 //! What a Python object means as a data type or a device: the one place that decides it.
-//! [`DataTypeLike`](super::DataTypeLike), [`DeviceLike`](super::DeviceLike), the constructors
-//! of [`PyDataType`](super::PyDataType) and [`PyDevice`](super::PyDevice), and [`value_kind`]
+//! [`DataTypeLike`](crate::python::DataTypeLike), [`DeviceLike`](crate::python::DeviceLike), the constructors
+//! of [`PyDataType`](crate::python::PyDataType) and [`PyDevice`](crate::python::PyDevice), and [`value_kind`]
 //! all read through [`data_type`] and [`device`].
 //!
 //! Each reader tries, in this order:
 //!
 //! 1. The protocol: an object whose class has `__dlpack_data_type__` (for a device,
-//!    `__dlpack_device__` and no `__dlpack__`), as [`protocol_kind`](super::protocol_kind)
+//!    `__dlpack_device__` and no `__dlpack__`), as [`protocol_kind`](crate::python::protocol_kind)
 //!    decides. The method's return value is range-checked: nothing is truncated. When the
 //!    method is there, it wins.
 //! 2. Objects recognised by their class (`libraries.rs`): names (`str`, which is also what
@@ -20,12 +20,13 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyType};
 
-use super::ints::{Ints, Origin, call_protocol, check_device_pair, class_name, type_name};
-use super::kind::{ClassKind, ProtocolKind, class_kind, object_kind};
+use super::classify::{ClassKind, ProtocolKind, class_kind, object_kind};
 use super::libraries::{self, Recognised};
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::ffi::DLDataTypeCode;
+use crate::python::ints::{Ints, Origin, call_protocol, check_device_pair};
+use crate::python::message::{class_name, type_name};
 
 /// What the objects read as data types are, for messages.
 const DATA_TYPES: &str = "a data type name, an object whose class has __dlpack_data_type__() \
@@ -38,7 +39,7 @@ const DEVICES: &str = "a device name, a (device_type, device_id) tuple, an objec
     FFI, JAX, PyTorch or array-api-strict device";
 
 /// The data type `obj` stands for; see the module documentation for what is read, in which
-/// order, and [`DataTypeLike`](super::DataTypeLike) for the errors.
+/// order, and [`DataTypeLike`](crate::python::DataTypeLike) for the errors.
 pub(crate) fn data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
     let read = match object_kind(obj)? {
         ClassKind::Protocol(ProtocolKind::DataTypeObject) => return protocol_data_type(obj),
@@ -80,7 +81,7 @@ fn protocol_data_type(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
 }
 
 /// The device `obj` stands for; see the module documentation for what is read, in which
-/// order, and [`DeviceLike`](super::DeviceLike) for the errors.
+/// order, and [`DeviceLike`](crate::python::DeviceLike) for the errors.
 pub(crate) fn device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     let read = match object_kind(obj)? {
         ClassKind::Protocol(ProtocolKind::DeviceObject) => return protocol_device(obj),
@@ -108,9 +109,38 @@ fn what(obj: &Bound<'_, PyAny>) -> String {
     }
 }
 
+/// What a Python object is as a DLPack value, as [`value_kind`] reads it: a tensor, a data
+/// type or a device, whichever protocol (or none: a name, another library's object) says so.
+/// [`ProtocolKind`](super::classify::ProtocolKind), which [`protocol_kind`](super::classify::protocol_kind)
+/// returns, answers another question: which protocol method the object's class has.
+///
+/// ```
+/// use dlpack_core::python::{ValueKind, value_kind};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     assert_eq!(value_kind(&py.eval(c"'float16'", None, None)?)?, Some(ValueKind::DataTypeValue));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    /// A tensor: `__dlpack__`, or a raw DLPack capsule.
+    Tensor,
+    /// A data type: a protocol object, a name, or another library's dtype.
+    DataTypeValue,
+    /// A device: a protocol object, a name, a `(device_type, device_id)` tuple, or another
+    /// library's device.
+    DeviceValue,
+    // (Not `DataType`/`Device`, as for `ProtocolKind`: a second item of either name in the
+    // crate graph makes rustc print `dlpack_core::DataType` in full in every diagnostic.)
+}
+
 /// Which kind of DLPack value `obj` is: a tensor, a data type or a device, or `None` for an
-/// object that is none of them. It is [`protocol_kind`](super::protocol_kind) widened to every
-/// object [`DataTypeLike`](super::DataTypeLike) and [`DeviceLike`](super::DeviceLike) read:
+/// object that is none of them. It is [`protocol_kind`](super::classify::protocol_kind) widened to every
+/// object [`DataTypeLike`](crate::python::DataTypeLike) and [`DeviceLike`](crate::python::DeviceLike) read:
 /// the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict, TVM FFI's
 /// `Device`, `(device_type, device_id)` tuples, and names: a `str` is a data type when it
 /// parses as a data type name, a device when it parses as a device name (no name is both), and
@@ -121,15 +151,15 @@ fn what(obj: &Bound<'_, PyAny>) -> String {
 /// object itself; no library is imported.
 ///
 /// ```
-/// use dlpack_core::python::{ProtocolKind, value_kind};
+/// use dlpack_core::python::{ValueKind, value_kind};
 /// use pyo3::prelude::*;
 ///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let kind = |code: &std::ffi::CStr| value_kind(&py.eval(code, None, None)?);
-///     assert_eq!(kind(c"'bfloat16'")?, Some(ProtocolKind::DataTypeObject));
-///     assert_eq!(kind(c"'cuda:1'")?, Some(ProtocolKind::DeviceObject));
-///     assert_eq!(kind(c"(2, 0)")?, Some(ProtocolKind::DeviceObject));
+///     assert_eq!(kind(c"'bfloat16'")?, Some(ValueKind::DataTypeValue));
+///     assert_eq!(kind(c"'cuda:1'")?, Some(ValueKind::DeviceValue));
+///     assert_eq!(kind(c"(2, 0)")?, Some(ValueKind::DeviceValue));
 ///     assert_eq!(kind(c"1.5")?, None);
 ///     let err = kind(c"'flaot16'").unwrap_err();
 ///     assert!(err.to_string().contains("did you mean `float16`?"), "{err}");
@@ -137,14 +167,16 @@ fn what(obj: &Bound<'_, PyAny>) -> String {
 /// })?;
 /// # Ok::<(), PyErr>(())
 /// ```
-pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
+pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ValueKind>> {
     Ok(match object_kind(obj)? {
-        ClassKind::Protocol(kind) => Some(kind),
+        ClassKind::Protocol(ProtocolKind::Tensor) => Some(ValueKind::Tensor),
+        ClassKind::Protocol(ProtocolKind::DataTypeObject) => Some(ValueKind::DataTypeValue),
+        ClassKind::Protocol(ProtocolKind::DeviceObject) => Some(ValueKind::DeviceValue),
         ClassKind::Recognised(Recognised::Name) => {
             let text = obj.cast::<PyString>()?.to_str()?;
             match (text.parse::<DataType>(), text.parse::<Device>()) {
-                (Ok(_), _) => Some(ProtocolKind::DataTypeObject),
-                (_, Ok(_)) => Some(ProtocolKind::DeviceObject),
+                (Ok(_), _) => Some(ValueKind::DataTypeValue),
+                (_, Ok(_)) => Some(ValueKind::DeviceValue),
                 (Err(data_type), Err(device)) => {
                     return Err(PyValueError::new_err(format!(
                         "{data_type}; nor is it a device: {device}"
@@ -154,16 +186,16 @@ pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
         }
         ClassKind::Recognised(Recognised::Class) => libraries::numpy_type(obj)?
             .is_some()
-            .then_some(ProtocolKind::DataTypeObject),
-        ClassKind::Recognised(library) if library.is_device() => Some(ProtocolKind::DeviceObject),
-        ClassKind::Recognised(_) => Some(ProtocolKind::DataTypeObject),
+            .then_some(ValueKind::DataTypeValue),
+        ClassKind::Recognised(library) if library.is_device() => Some(ValueKind::DeviceValue),
+        ClassKind::Recognised(_) => Some(ValueKind::DataTypeValue),
         ClassKind::Unknown => None,
     })
 }
 
 /// The device a tensor lives on: what its `__dlpack_device__()` returns, checked as a device
 /// object's is. A `TypeError` for an object whose class has no `__dlpack__`: a device object
-/// is read with [`DeviceLike`](super::DeviceLike).
+/// is read with [`DeviceLike`](crate::python::DeviceLike).
 ///
 /// ```
 /// use dlpack_core::Device;

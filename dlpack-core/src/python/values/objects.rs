@@ -19,7 +19,7 @@ use crate::device::Device;
 /// `DataType("float16")`, `DataType(paddle.float16)` or `DataType(numpy.float16)` (anything
 /// [`DataTypeLike`] reads); `str()` gives the canonical name, `repr()` `DataType('float16')`;
 /// `==` and `hash()` compare the DLPack value; `code`, `bits` and `lanes` are read-only
-/// attributes; `dtype` is the NumPy dtype ([`numpy_dtype`](super::numpy_dtype)), so that
+/// attributes; `dtype` is the NumPy dtype ([`numpy_dtype`](crate::python::numpy_dtype)), so that
 /// `numpy.empty(2, dtype=obj)` takes the object.
 /// In Rust, `PyDataType::from(data_type)` and `DataType::from(object)` convert both ways.
 ///
@@ -409,7 +409,7 @@ pub struct DataTypeLike<T>(pub T);
 ///
 /// then converts with [`T::from_dlpack_device`](DlpackDevice::from_dlpack_device). A class with
 /// `__dlpack__` is a tensor, and is refused with a `TypeError` (its `__dlpack_device__` says
-/// where it lives: read that with [`read_tensor_device`](super::read_tensor_device)). The
+/// where it lives: read that with [`read_tensor_device`](crate::python::read_tensor_device)). The
 /// other errors are those of [`DataTypeLike`].
 ///
 /// ```
