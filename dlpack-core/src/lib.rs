@@ -55,22 +55,46 @@
 //! # Modules
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
-//! - `python` (feature `pyo3`): the Python protocol through PyO3.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
-//! - [`tensor`]: tensor exchange: [`ManagedTensor`] and [`LegacyManagedTensor`] (owned, the
-//!   deleter runs exactly once), validated [`TensorView`]s, zero-copy export, and the ownership
-//!   rules.
+//! - [`tensor`]: tensor exchange, in two chains: the import (a foreign tensor's C struct,
+//!   validated, the [`TensorView`]s on it and the one host copy,
+//!   [`copy_compact_into`](tensor::TensorMeta::copy_compact_into)) and the export (an owner's
+//!   description, checked, the one-allocation export, and [`ManagedTensor`] /
+//!   [`LegacyManagedTensor`], which own a tensor and run its deleter exactly once).
+//! - `python` (feature `pyo3`): the Python protocol through PyO3, by direction: `import`
+//!   (`from_dlpack`), `export` (`__dlpack__`, `DlpackRequest`) and `values` (data types and
+//!   devices as Python objects).
+//! - `cuda` (feature `cuda`): CUDA devices, streams, copies and tensors.
 //! - `sys` (feature `dlpack-sys`): zero-cost conversions to and from the `dlpack-sys` types.
-//! - `cuda` (feature `cuda`): CUDA devices, streams and tensors.
+//!
+//! Every module with files of its own is a folder with a `mod.rs` (`tensor/mod.rs`,
+//! `tensor/import/mod.rs`, …), whose documentation holds the folder's layer map; a module of
+//! one file is `name.rs`.
 //!
 //! # Layers
 //!
-//! Each file uses only the ones below it, and CI holds the crate to it (`.ci/check-cycles.py`
-//! fails on an import cycle between two files): [`ffi`] (the C structs and codes, depending on
-//! nothing) → the value types ([`DataType`], [`Device`], [`set`], [`Error`]) → the traits and
-//! `from_dlpack` → [`tensor`] → `python` and `cuda`. Internals return their own reasons
-//! ([`TensorError`](tensor::TensorError), the grammar's errors); the public functions convert
-//! them to [`Error`].
+//! Each module uses only the ones on lines below its own, and CI holds the crate to it
+//! (`.ci/check-cycles.py` fails on an import cycle between two files, and checks the maps):
+//! [`ffi`] (the C structs and codes) depends on nothing; the value types ([`DataType`],
+//! [`Device`], [`set`], [`Error`]) stand on it; [`tensor`] on them; `from_dlpack` and the
+//! traits (`convert`) on [`tensor`], since `from_dlpack` dispatches to the tensor side
+//! ([`ToDlpackTensor`](tensor::ToDlpackTensor)) as well as to data types and devices; and
+//! `python`, `cuda` and the derives' hidden helpers (`__private`) on top. Internals return
+//! their own reasons ([`TensorError`](tensor::TensorError), `CudaError`, the grammar's errors),
+//! and the public functions convert them to [`Error`]; since [`Error`] carries those reasons,
+//! `error.rs` names `tensor/error.rs` and `cuda/error.rs`, the one place where the map below
+//! is crossed upward.
+//!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! __private python
+//! convert cuda
+//! tensor
+//! data_type device
+//! error
+//! element set sys
+//! ffi
+//! ```
 //!
 //! # Removed in this version, and what replaces each
 //!

@@ -3,12 +3,11 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::CudaContext;
 
 use super::driver::{Check, driver, driver_error, ordinal};
 use super::error::CudaError;
-use super::raw::Cuda;
-use super::scope::{Scope, enter, preserve};
+use super::scope::preserve;
 use crate::device::Device;
 use crate::error::Error;
 
@@ -70,28 +69,6 @@ pub(crate) fn cached(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
     }
     contexts[ordinal] = Some(Arc::clone(&context));
     Ok(context)
-}
-
-/// Makes `device`'s primary context current until the scope drops: nothing for `None`, or
-/// without a driver (no CUDA code can be reading the current context then).
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn enter_device(device: Option<Device>) -> Result<Option<Scope<'static, Cuda>>, Error> {
-    let Some(device) = device else {
-        return Ok(None);
-    };
-    if !present()? {
-        return Ok(None);
-    }
-    Ok(Some(enter(&context(device)?)?))
-}
-
-/// The legacy default stream of `device`, or `None` without a device or a driver.
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn legacy_stream(device: Option<Device>) -> Result<Option<Arc<CudaStream>>, Error> {
-    match device {
-        Some(device) if present()? => Ok(Some(context(device)?.default_stream())),
-        _ => Ok(None),
-    }
 }
 
 /// Whether a driver with a device is there: `false` without a driver or device, an error for

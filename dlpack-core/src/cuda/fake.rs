@@ -6,7 +6,7 @@ use core::cell::{Cell, RefCell};
 
 use super::error::CudaError;
 use super::plan::Block;
-use super::raw::{Driver, Dst, RawContext, RawStream, Rect, Src, copy_on_host};
+use super::raw::{Driver, Dst, RawContext, RawStream, Rect, Src};
 use crate::error::Error;
 
 /// A call the backend made, in order.
@@ -119,5 +119,23 @@ impl Driver for Fake {
             _ => panic!("the fake driver has no device memory: pass host buffers"),
         }
         Ok(())
+    }
+}
+
+/// Copies `block` with the CPU, from `src` into compact rows at `dst`: what the fake driver
+/// of the unit tests does for every copy (host tensors are gathered by the crate's one host
+/// copy instead).
+///
+/// # Safety
+///
+/// As for [`Driver::copy`], with both ends host pointers whose provenance covers the bytes.
+pub(crate) unsafe fn copy_on_host(src: *const u8, dst: *mut u8, block: Block) {
+    for z in 0..block.depth {
+        for y in 0..block.height {
+            let from = src.wrapping_add(z * block.src_slice + y * block.src_pitch);
+            let to = dst.wrapping_add((z * block.height + y) * block.width);
+            // SAFETY: row `y` of slice `z` of the block, inside what the contract covers.
+            unsafe { core::ptr::copy_nonoverlapping(from, to, block.width) };
+        }
     }
 }

@@ -1,34 +1,17 @@
-//! Gathering a tensor with any strides into compact memory: the copies of its [`Plan`], queued
-//! on a stream for the driver, or made by the CPU between host memories.
+//! Gathering a tensor with any strides into compact memory with the driver: the copies of its
+//! [`Plan`], queued on a stream. Between host memories the CPU gathers, with the crate's one
+//! host copy ([`TensorMeta::copy_compact_into`](crate::tensor::TensorMeta::copy_compact_into)).
 
 use cudarc::driver::{CudaStream, sys};
 
 use super::driver::attribute;
 use super::order::raw_stream;
 use super::plan::Plan;
-use super::raw::{Cuda, Driver, Dst, RawStream, Rect, Src, copy_on_host};
+use super::raw::{Cuda, Driver, Dst, RawStream, Rect, Src};
 use super::view::check_address;
-use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
-use crate::tensor::{Flags, TensorView};
-
-/// The size in bytes of the compact copy of `view`.
-pub(crate) fn compact_len(view: &TensorView<'_>) -> usize {
-    if view.is_contiguous() {
-        // Compact (packed sub-byte types included): the elements are exactly the byte range.
-        view.byte_range().len()
-    } else {
-        // Validation bounds `len * itemsize` by the extent, which fits in `isize`.
-        view.len() * view.dtype().itemsize()
-    }
-}
-
-/// The flags of a copy: `IS_COPIED`, and the source's sub-byte padding (the bytes are the
-/// same).
-pub(crate) fn copy_flags(view: &TensorView<'_>) -> Flags {
-    Flags::IS_COPIED | (view.flags() & Flags::IS_SUBBYTE_TYPE_PADDED)
-}
+use crate::tensor::TensorView;
 
 /// The copies that gather `view` into compact memory, and the offset of the byte they start
 /// from. A compact tensor (packed sub-byte types included) is its byte range, in one run.
@@ -49,7 +32,7 @@ fn plan(view: &TensorView<'_>, max_pitch: usize) -> (Plan, isize) {
 }
 
 /// Queues on `stream` (whose context is current) the copies of `view`'s elements into compact
-/// memory at `dst`, which holds [`compact_len`] bytes.
+/// memory at `dst`, which holds [`compact_len`](crate::tensor::TensorMeta::compact_len) bytes.
 pub(crate) fn queue(view: &TensorView<'_>, dst: Dst, stream: &CudaStream) -> Result<(), Error> {
     if view.is_empty() {
         return Ok(());
@@ -114,32 +97,6 @@ impl Dst {
             Self::Device(device) => Self::Device(device.wrapping_add(bytes as u64)),
         }
     }
-}
-
-/// Gathers the elements of a host-readable `view` into the compact bytes at `dst`, with the
-/// CPU.
-pub(crate) fn gather_on_host(view: &TensorView<'_>, dst: *mut u8) -> Result<(), Error> {
-    if view.is_empty() {
-        return Ok(());
-    }
-    if !Device::CPU.can_access(view.device()) {
-        return Err(crate::tensor::TensorError::NotHostAccessible {
-            device: view.device(),
-        }
-        .into());
-    }
-    check_address(view)?;
-    let (plan, start) = plan(view, usize::MAX);
-    let first = view.data_ptr().cast::<u8>().wrapping_offset(start);
-    let block = plan.block();
-    for (src, at) in plan.starts() {
-        // SAFETY: the view is host-readable (checked above) and its elements lie in the
-        // validated byte range, which its constructor's contract makes readable and unwritten
-        // while the view lives (pinned memory after `sync_for_host`); the plan reads only
-        // elements and writes the `compact_len` bytes at `dst`, a fresh buffer of the caller's.
-        unsafe { copy_on_host(first.wrapping_offset(src), dst.wrapping_add(at), block) };
-    }
-    Ok(())
 }
 
 #[cfg(test)]

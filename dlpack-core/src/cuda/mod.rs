@@ -145,23 +145,20 @@
 pub use cudarc;
 
 pub(crate) mod context;
-mod copy;
+pub(crate) mod copy;
 mod device;
-mod driver;
+pub(crate) mod driver;
 mod error;
-// The consumer's decisions, carried out by the Python feature's `from_dlpack`.
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) mod exchange;
-mod export;
+pub(crate) mod export;
 #[cfg(test)]
 mod fake;
-mod gather;
-mod order;
+pub(crate) mod gather;
+pub(crate) mod order;
 mod plan;
-mod raw;
-mod scope;
-mod stream;
-mod transfer;
+pub(crate) mod raw;
+pub(crate) mod scope;
+pub(crate) mod stream;
+pub(crate) mod transfer;
 mod view;
 mod wait;
 
@@ -170,15 +167,9 @@ pub use copy::CopyMode;
 pub use device::{CudaDeviceInfo, cuda_device_info, cuda_devices, try_cuda_devices};
 pub use error::CudaError;
 pub use export::CudaBuffer;
-#[cfg(feature = "pyo3")]
-pub(crate) use export::ReleaseAfter;
 pub use order::{Synced, sync_for_consumer};
 pub use scope::with_current;
 pub use stream::StreamArg;
 pub use transfer::to_device;
-#[cfg(feature = "pyo3")]
-pub(crate) use transfer::{copy_queued, copy_stream_fits};
 pub use view::CudaTensorView;
 pub use wait::sync_for_host;
-#[cfg(feature = "pyo3")]
-pub(crate) use wait::synchronize;

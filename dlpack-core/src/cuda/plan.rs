@@ -184,7 +184,7 @@ fn merged(shape: &[i64], strides: &[i64], itemsize: usize) -> Vec<Axis> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda::raw::copy_on_host;
+    use crate::cuda::fake::copy_on_host;
     use proptest::prelude::*;
 
     const UNLIMITED: usize = usize::MAX;

@@ -247,20 +247,3 @@ impl Driver for Cuda {
             .check("cuMemcpy3DAsync")
     }
 }
-
-/// Copies `block` with the CPU, from `src` into compact rows at `dst`: what copies between
-/// host tensors use, and what the fake driver of the unit tests does for every copy.
-///
-/// # Safety
-///
-/// As for [`Driver::copy`], with both ends host pointers whose provenance covers the bytes.
-pub(crate) unsafe fn copy_on_host(src: *const u8, dst: *mut u8, block: Block) {
-    for z in 0..block.depth {
-        for y in 0..block.height {
-            let from = src.wrapping_add(z * block.src_slice + y * block.src_pitch);
-            let to = dst.wrapping_add((z * block.height + y) * block.width);
-            // SAFETY: row `y` of slice `z` of the block, inside what the contract covers.
-            unsafe { ptr::copy_nonoverlapping(from, to, block.width) };
-        }
-    }
-}

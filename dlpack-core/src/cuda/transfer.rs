@@ -11,13 +11,12 @@ use super::context::context;
 use super::copy::{CopyMode, Route, Side, StreamOn, route, stream_on};
 use super::driver::{Check, device_of, driver, ordinal};
 use super::error::CudaError;
-use super::export::{CudaBytes, Pending};
-use super::gather::{compact_len, copy_flags, gather_on_host, queue};
+use super::export::CudaBytes;
+use super::gather::queue;
 use super::order::raw_stream;
 use super::plan::Block;
 use super::raw::{Cuda, Driver, Dst, Rect, Src};
 use super::scope::{enter, preserve};
-use super::stream::StreamArg;
 use super::view::CudaTensorView;
 use super::wait::sync_for_host;
 use crate::ManagedTensor;
@@ -26,6 +25,7 @@ use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
+use crate::tensor::import::compact::copy_flags;
 use crate::tensor::{Flags, TensorOwner, TensorParts, TensorView};
 
 /// `from_dlpack(x, device=device, copy=copy)` for CPU and CUDA: the tensor itself when
@@ -99,7 +99,7 @@ pub fn to_device(
         (Side::Host, Side::Host) => {
             sync_for_host(from, stream)?;
             let mut out = HostBytes::for_copy(&view);
-            gather_on_host(&view, out.bytes_mut().as_mut_ptr())?;
+            view.gather_into(out.bytes_mut())?;
             ManagedTensor::from_owner(out)?
         }
         (Side::Cuda, Side::Host) => {
@@ -130,31 +130,6 @@ pub fn to_device(
     Ok(copied)
 }
 
-/// A copy of a tensor in `cuda:n` memory on the same device, queued on `stream` (after the
-/// work queued there) without waiting: what a producer exports for `__dlpack__(copy=True)`.
-/// The copy keeps `tensor` until it is released itself and the copy is done; its memory is
-/// freed on `stream`, after the work queued on `consumer`'s stream by then.
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn copy_queued(
-    tensor: ManagedTensor,
-    stream: &Arc<CudaStream>,
-    consumer: StreamArg,
-) -> Result<ManagedTensor, Error> {
-    let view = tensor.view()?;
-    let mut out = alloc_device(view.device(), stream, &view)?;
-    let copied = {
-        let _scope = enter(stream.context())?;
-        queue(&view, Dst::Device(out.ptr), stream)?;
-        // An event after the copy: the source is released once it has passed.
-        let _cudarc = preserve()?;
-        stream.record_event(None).check("cuEventRecord")?
-    };
-    drop(view);
-    out.after = Some(consumer);
-    out.source = Some(Pending { tensor, copied });
-    ManagedTensor::from_owner(out)
-}
-
 impl<T: Element> CudaTensorView<'_, T> {
     /// Copies the elements to the host, in row-major order, on `stream` (or the legacy
     /// default stream of the tensor's device when `None`; see [`to_device`]).
@@ -183,17 +158,6 @@ impl<T: Element> CudaTensorView<'_, T> {
             unsafe { Cuda.synchronize(raw_stream(&stream)) }?;
         }
         ManagedTensor::from_owner(out)?.view()?.to_vec::<T>()
-    }
-}
-
-/// Whether `stream` is one a copy from `from` to `to` may run on (see [`stream_on`]).
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn copy_stream_fits(stream: &CudaStream, from: Device, to: Device) -> bool {
-    match stream_on(from, to) {
-        Some(StreamOn::Device(device)) => {
-            usize::try_from(device.device_id) == Ok(stream.context().ordinal())
-        }
-        Some(StreamOn::Any { .. }) | None => true,
     }
 }
 
@@ -247,7 +211,7 @@ fn queue_to_device(
         queue(view, Dst::Device(dst), stream)?;
         return Ok(None);
     }
-    let len = compact_len(view);
+    let len = view.compact_len();
     let staged = {
         let _cudarc = preserve()?;
         // SAFETY: written by the gather below before the copy reads it.
@@ -276,12 +240,12 @@ fn queue_to_device(
 
 /// New device memory on `device` for the compact copy of `view`, freed on `stream` when it is of
 /// that device (so that the free follows the copy), else on the device's legacy default stream.
-fn alloc_device(
+pub(crate) fn alloc_device(
     device: Device,
     stream: &Arc<CudaStream>,
     view: &TensorView<'_>,
 ) -> Result<CudaBytes, Error> {
-    let len = compact_len(view);
+    let len = view.compact_len();
     let home = if usize::try_from(device.device_id) == Ok(stream.context().ordinal()) {
         Arc::clone(stream)
     } else {
@@ -297,7 +261,7 @@ fn alloc_device(
         ptr,
         dtype: view.dtype(),
         shape: view.shape().into(),
-        flags: copy_flags(view),
+        flags: copy_flags(view.dtype(), view.flags()),
         after: None,
         source: None,
     })
@@ -321,13 +285,13 @@ struct HostBytes {
 impl HostBytes {
     /// Zeroed memory for the compact copy of `view`.
     fn for_copy(view: &TensorView<'_>) -> Self {
-        let len = compact_len(view);
+        let len = view.compact_len();
         Self {
             blocks: vec![Block16([0; 16]); len.div_ceil(16)],
             len,
             dtype: view.dtype(),
             shape: view.shape().into(),
-            flags: copy_flags(view),
+            flags: copy_flags(view.dtype(), view.flags()),
         }
     }
 

@@ -10,7 +10,7 @@ use super::copy::{HostSync, host_sync};
 use super::driver::{attribute, device_count};
 use super::order::raw_stream;
 use super::raw::{Cuda, Driver, RawContext, RawStream};
-use super::scope::{Scope, enter, raw_context};
+use super::scope::{Scope, raw_context};
 use crate::device::Device;
 use crate::error::Error;
 
@@ -90,14 +90,6 @@ pub(crate) unsafe fn sync_host_with<D: Driver>(
         HostSync::Stream => unsafe { driver.synchronize(stream) },
         _ => driver.synchronize_context(),
     }
-}
-
-/// Blocks the host until the work queued on `stream` is done, restoring the thread's context.
-#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
-pub(crate) fn synchronize(stream: &Arc<CudaStream>) -> Result<(), Error> {
-    let _scope = enter(stream.context())?;
-    // SAFETY: a stream we hold, of the current context.
-    unsafe { Cuda.synchronize(raw_stream(stream)) }
 }
 
 #[cfg(test)]

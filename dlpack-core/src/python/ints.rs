@@ -10,8 +10,9 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
 
+use super::message::{repr, type_name};
 use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
@@ -228,24 +229,6 @@ fn read_int(item: &Bound<'_, PyAny>) -> PyResult<Option<Item>> {
         Ok(value) => Item::Fits(value),
         Err(_) => Item::Huge(index.str()?.to_string_lossy().into_owned()),
     }))
-}
-
-/// `module.QualName` of an object's class, for messages (`builtins.` left out).
-pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    class_name(&obj.get_type())
-}
-
-/// `module.QualName` of a class (`builtins.` left out).
-pub(crate) fn class_name(class: &Bound<'_, PyType>) -> String {
-    class
-        .fully_qualified_name()
-        .map_or_else(|_| "<unknown type>".to_owned(), |name| name.to_string())
-}
-
-/// `repr(obj)`, or a placeholder when `__repr__` raises.
-pub(crate) fn repr(obj: &Bound<'_, PyAny>) -> String {
-    obj.repr()
-        .map_or_else(|_| "<unrepresentable>".to_owned(), |r| r.to_string())
 }
 
 #[cfg(test)]

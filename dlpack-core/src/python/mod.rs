@@ -106,7 +106,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use dlpack_core::python::{DlpackRequest, Export, from_dlpack, legacy_capsule, versioned_capsule};
+//! use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, from_dlpack, legacy_capsule, versioned_capsule};
 //! use dlpack_core::{Device, ManagedTensor};
 //! use pyo3::prelude::*;
 //! use pyo3::types::PyCapsule;
@@ -129,9 +129,9 @@
 //!         let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
 //!         let shape = [self.0.len()];
 //!         // Shared data is read-only; a copy can be made on the CPU only.
-//!         let tensor = match request.plan(Device::CPU, true, |to| to == Device::CPU)? {
-//!             Export::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &shape)?,
-//!             Export::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &shape)?,
+//!         let tensor = match request.plan(Device::CPU, DataAccess::ReadOnly, |to| to == Device::CPU)? {
+//!             ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &shape)?,
+//!             ExportPlan::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &shape)?,
 //!         };
 //!         if request.versioned() {
 //!             versioned_capsule(py, tensor)
@@ -401,6 +401,25 @@
 //! asked is a `BufferError`, as the array API standard requires; arguments of the wrong type
 //! are `TypeError`s; a capsule consumed twice is a `ValueError`.
 //!
+//! # Layers
+//!
+//! The module is split by direction: `import/` (the consumer: asking a producer, the C
+//! exchange table of a tensor class, the host copy, the CUDA consumer, `with_tensor_view`),
+//! `export/` (the producer: `DlpackRequest`, capsules, the CUDA producer, the C exchange table
+//! a Rust tensor type publishes) and `values/` (data types and devices as Python values: the
+//! classifier, the readers behind `DataTypeLike` and `DeviceLike`, other libraries, NumPy),
+//! over a few shared leaves: the class cache, the checked int tuples of the protocol, the
+//! exceptions, and the names messages give to Python objects.
+//!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! import
+//! export
+//! values
+//! ints
+//! class_cache error message
+//! ```
+//!
 //! # Why PyO3 0.30
 //!
 //! PyO3 0.30 is the current release line: its `Bound` API is the only one (the GIL-ref API
@@ -411,45 +430,27 @@
 //! Use `#[pyclass]` types from this module in an extension built with maturin (or any PyO3
 //! build); the module itself needs no `abi3` or other PyO3 feature.
 
-// The files, each above the ones it uses (no two import each other):
-// `ints` (checked int tuples and messages), `error` (exceptions) and `numpy` (data types as
-// NumPy dtypes) use nothing here; `libraries` (other libraries' data types and devices,
-// recognised by class) uses `ints`; `kind` (what a class is, remembered per class) uses
-// `libraries`; `read` (what an object means as a data type or a device) uses `ints`, `kind`
-// and `libraries`; `objects` (`DataTypeLike`, `PyDataType`, …) uses `read` and `numpy`;
-// `capsule` (making and taking capsules) uses `ints` and `error`; `request` (the producer: all
-// of `DlpackRequest`) uses `capsule` and `ints`; `exchange/table` (a type's C exchange table,
-// as a consumer uses it) uses nothing here, and `kind` remembers it per class; `import` (the
-// consumer: `from_dlpack`) uses `capsule`, `kind` and `exchange/table`; `exchange` (the
-// producer's table, and `with_tensor_view`) uses `import`, `kind` and `error`; with feature
-// `cuda`, `cuda` (the consumer's stream rule) uses `import`'s lower half and `read`.
-mod capsule;
-#[cfg(feature = "cuda")]
-mod cuda;
+mod class_cache;
 mod error;
-mod exchange;
+mod export;
 mod import;
 mod ints;
-mod kind;
-mod libraries;
-mod numpy;
-mod objects;
-mod read;
-mod request;
+mod message;
+mod values;
 
-pub use capsule::{
+pub use export::capsule::{
     LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, capsule_tensor, legacy_capsule,
     versioned_capsule,
 };
+pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
+pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 #[cfg(feature = "cuda")]
-pub use cuda::from_dlpack_on_stream;
-pub use exchange::{AllocError, EXCHANGE_API, ExchangeApi, ExchangeTensor, with_tensor_view};
-pub use import::from_dlpack;
-pub use kind::{ProtocolKind, protocol_kind};
-pub use numpy::numpy_dtype;
-pub use objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
-pub use read::{read_tensor_device, value_kind};
-pub use request::{DlpackRequest, Export};
+pub use import::from_dlpack_on_stream;
+pub use import::{from_dlpack, with_tensor_view};
+pub use values::classify::{EXCHANGE_API, ProtocolKind, protocol_kind};
+pub use values::numpy::numpy_dtype;
+pub use values::objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
+pub use values::read::{ValueKind, read_tensor_device, value_kind};
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name
 /// it through this re-export.

@@ -4,11 +4,11 @@ use core::fmt;
 
 use dlpack_grammar::InvalidDataType;
 
-use super::MAX_NDIM;
-use super::flags::Flags;
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::ffi::DLPackVersion;
+use crate::tensor::flags::Flags;
+use crate::tensor::limits::MAX_NDIM;
 
 /// Why a tensor was refused on import or export. Carried by
 /// [`Error::Tensor`](crate::Error::Tensor); each message names the field and the value and says
@@ -208,6 +208,15 @@ pub enum TensorError {
         /// The flags that cannot be carried.
         flags: Flags,
     },
+    /// A compact copy into a caller's buffer
+    /// ([`TensorMeta::copy_compact_into`](super::TensorMeta::copy_compact_into)) that is
+    /// shorter than the copy.
+    CopyBufferLength {
+        /// The bytes of the copy.
+        needed: usize,
+        /// The bytes of the buffer.
+        len: usize,
+    },
     /// A copy needs more memory than could be allocated.
     AllocationFailed {
         /// The bytes asked for (saturated at `usize::MAX`).
@@ -362,7 +371,7 @@ impl fmt::Display for TensorError {
             } => write!(f, "dtype is {dtype}; {type_name} reads {requested}"),
             Self::NotContiguous { shape, strides } => write!(
                 f,
-                "strides {} are not compact row-major for shape {}; iterate the elements or use an ndarray view",
+                "strides {} are not compact row-major for shape {}; copy the bytes compact with copy_compact_into or to_compact_bytes (any data type), or read typed elements with iter or to_vec",
                 Dims(strides),
                 Dims(shape)
             ),
@@ -377,7 +386,7 @@ impl fmt::Display for TensorError {
                 "strides {} for shape {} do not nest, and whether they reach some element from two indices is not decided within {} search steps; a mutable view needs each element once (read the tensor, or copy it)",
                 Dims(strides),
                 Dims(shape),
-                super::overlap::SEARCH_BOUND
+                crate::tensor::limits::SEARCH_BOUND
             ),
             Self::NotNested { shape, strides } => write!(
                 f,
@@ -415,6 +424,10 @@ impl fmt::Display for TensorError {
             Self::LegacyFlags { flags } => write!(
                 f,
                 "a legacy DLManagedTensor cannot carry the flags {flags}; export a versioned tensor (DLPack 1.0 or later)"
+            ),
+            Self::CopyBufferLength { needed, len } => write!(
+                f,
+                "a compact copy of the tensor takes {needed} bytes; the buffer has {len}"
             ),
             Self::AllocationFailed { bytes } => {
                 write!(f, "cannot allocate {bytes} bytes for a copy of the tensor")

@@ -6,7 +6,11 @@
 //! - [`TensorView`] and [`TensorViewMut`] borrow one after validation. Both dereference to the
 //!   same [`TensorMeta`] (shape, strides, data type, device, flags), and give typed access:
 //!   [`as_slice`](TensorView::as_slice) for compact tensors, [`iter`](TensorView::iter) for any
-//!   strides, and with feature `ndarray`, `ArrayViewD`/`ArrayViewMutD`.
+//!   strides, and with feature `ndarray`, `ArrayViewD`/`ArrayViewMutD`. The bytes of any
+//!   layout of any data type (fp8, `int4`, lanes: types without a Rust [`Element`](crate::Element))
+//!   come compact through [`copy_compact_into`](TensorMeta::copy_compact_into), into memory you
+//!   give, or [`to_compact_bytes`](TensorMeta::to_compact_bytes), whose `Vec` is the one
+//!   allocation.
 //! - [`TensorOwner`] is what an export keeps alive; `Vec`, `Box<[T]>`, `Arc<[T]>` and `ndarray`
 //!   arrays export without a copy.
 //! - [`ToDlpackTensor`]/[`FromDlpackTensor`] are the tensor side of
@@ -157,68 +161,52 @@
 //! cannot say (`READ_ONLY`, padded sub-byte types, flag bits DLPack 1.3 does not define)
 //! rather than lose it.
 
-// The files, each using only those above it (`.ci/check-cycles.py` holds them to it):
-// - `flags`, `error`, `validate`: the flags word, the refusals, the import rules on raw values.
-// - `dims`, `owner`, `checked`: what an export describes (`Dims`, `TensorParts`,
-//   `TensorOwner`) and a description checked once (`CheckedLayout`).
-// - `raw`, `describe`, `export`: the two C structs (`Abi`, `Owned`), how each source describes
-//   itself, and the one-allocation export.
-// - `iter`, `host`, `meta`, `view`, `view_mut`: validated metadata and the two views on it.
-// - `owned`, `legacy`: `ManagedTensor` over either struct.
-// - `exchange`, `ndarray`: `from_dlpack`'s tensor side and the `ndarray` interop.
-// Internals return `TensorError`; only public functions, the API boundary, convert it to the
-// crate's `Error`, so no file below the views depends on `crate::error`.
-mod checked;
-mod describe;
-mod dims;
+//! # Layers
+//!
+//! The folder holds two chains, each in its own folder: `import/` (a foreign tensor's C
+//! struct, its metadata validated, the views on it, and the one host copy) and `export/` (an
+//! owner's description, checked, the one-allocation export, and `ManagedTensor`, which holds
+//! what either made). Beside them: `error` (the refusals), `flags`, `limits` (the bounds the
+//! checks and their messages share), `from_dlpack` (the tensor side of
+//! [`from_dlpack`](crate::from_dlpack)) and `ndarray`. The
+//! export chain stands on the import one: an export is held to the import rules, and a
+//! `ManagedTensor` hands out the import's views. Internals return `TensorError`; only public
+//! functions, the API boundary, convert it to the crate's `Error`.
+//!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! tests
+//! ndarray
+//! from_dlpack
+//! export
+//! import
+//! error
+//! flags limits
+//! ```
+
 mod error;
-mod exchange;
-mod export;
+pub(crate) mod export;
 mod flags;
-mod host;
-mod iter;
-mod legacy;
-mod meta;
+pub(crate) mod from_dlpack;
+pub(crate) mod import;
+mod limits;
 #[cfg(feature = "ndarray")]
 mod ndarray;
-mod overlap;
-mod owned;
-mod owner;
-mod raw;
-mod validate;
-mod view;
-mod view_mut;
 
 #[cfg(test)]
 mod tests;
 
-pub use checked::CheckedLayout;
-pub use dims::Dims;
 pub use error::TensorError;
-pub use exchange::{FromDlpackTensor, ToDlpackTensor};
+pub use export::dims::Dims;
+pub use export::legacy::LegacyManagedTensor;
+pub use export::owned::ManagedTensor;
+pub use export::owner::TensorOwner;
+pub use export::parts::{CheckedLayout, TensorParts};
 pub use flags::Flags;
-pub use iter::{Iter, IterMut};
-pub use legacy::LegacyManagedTensor;
-pub use meta::TensorMeta;
-pub use owned::ManagedTensor;
-pub use owner::{TensorOwner, TensorParts};
-pub use raw::Abi;
-#[cfg_attr(not(feature = "pyo3"), allow(unused_imports))]
-pub(crate) use validate::check_prototype;
-pub use view::TensorView;
-pub use view_mut::TensorViewMut;
-
-/// The most dimensions a tensor may have: 64, NumPy 2's `NPY_MAXDIMS` and the largest rank a
-/// mainstream producer emits. DLPack sets no limit, but `ndim` is read before anything else
-/// and bounds how much shape memory is read, so it is checked first.
-///
-/// ```
-/// use dlpack_core::{ManagedTensor, tensor::MAX_NDIM};
-///
-/// let shape = [1_usize; MAX_NDIM];
-/// assert_eq!(ManagedTensor::from_vec(vec![0_u8], &shape)?.view()?.ndim(), 64);
-/// let err = ManagedTensor::from_vec(vec![0_u8], &[1; MAX_NDIM + 1]).unwrap_err();
-/// assert_eq!(err.to_string(), "ndim is 65; expected 0 to 64");
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-pub const MAX_NDIM: usize = 64;
+pub use from_dlpack::{FromDlpackTensor, ToDlpackTensor};
+pub use import::abi::Abi;
+pub use import::iter::{Iter, IterMut};
+pub use import::meta::TensorMeta;
+pub use import::view::TensorView;
+pub use import::view_mut::TensorViewMut;
+pub use limits::MAX_NDIM;

@@ -27,17 +27,17 @@ use ndarray::{
     ShapeBuilder,
 };
 
-use super::error::TensorError;
-use super::exchange::{FromDlpackTensor, ToDlpackTensor};
-use super::flags::Flags;
-use super::host::{Walk, check_align, check_bools, check_nested};
-use super::meta::TensorMeta;
-use super::owned::ManagedTensor;
-use super::owner::{TensorOwner, TensorParts};
-use super::view::TensorView;
-use super::view_mut::TensorViewMut;
 use crate::element::Element;
 use crate::error::Error;
+use crate::tensor::error::TensorError;
+use crate::tensor::export::owned::ManagedTensor;
+use crate::tensor::export::{owner::TensorOwner, parts::TensorParts};
+use crate::tensor::flags::Flags;
+use crate::tensor::from_dlpack::{FromDlpackTensor, ToDlpackTensor};
+use crate::tensor::import::host::{Walk, check_align, check_bools, check_nested};
+use crate::tensor::import::meta::TensorMeta;
+use crate::tensor::import::view::TensorView;
+use crate::tensor::import::view_mut::TensorViewMut;
 
 /// What an `ndarray` view needs: the lowest-addressed element, the shape, the absolute
 /// strides, and the axes to invert afterwards (`from_shape_ptr` takes non-negative strides

@@ -34,7 +34,8 @@ pub use tensor::Tensor;
 #[pymodule]
 mod dlpack_demo {
     use dlpack_core::python::{
-        DataTypeLike, DeviceLike, ProtocolKind, protocol_kind, read_tensor_device, value_kind,
+        DataTypeLike, DeviceLike, ProtocolKind, ValueKind, protocol_kind, read_tensor_device,
+        value_kind,
     };
     use dlpack_core::{DataType, Device as DlDevice};
     use pyo3::exceptions::PyTypeError;
@@ -80,7 +81,7 @@ mod dlpack_demo {
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = obj.py();
         match value_kind(obj)? {
-            Some(ProtocolKind::Tensor) => {
+            Some(ValueKind::Tensor) => {
                 let device = device.map(|d| d.0);
                 #[cfg(feature = "cuda")]
                 let imported = super::tensor::import_on_stream(obj, device, copy)?;
@@ -91,18 +92,18 @@ mod dlpack_demo {
             Some(kind) if device.is_some() || copy.is_some() => Err(PyTypeError::new_err(format!(
                 "device= and copy= are for tensors; {} is a {}",
                 obj.repr()?,
-                if kind == ProtocolKind::DataTypeObject {
+                if kind == ValueKind::DataTypeValue {
                     "data type"
                 } else {
                     "device"
                 }
             ))),
-            Some(ProtocolKind::DataTypeObject) => Ok(obj
+            Some(ValueKind::DataTypeValue) => Ok(obj
                 .extract::<DataTypeLike<DType>>()?
                 .0
                 .into_pyobject(py)?
                 .into_any()),
-            Some(ProtocolKind::DeviceObject) => {
+            Some(ValueKind::DeviceValue) => {
                 Ok(PyDevice(obj.extract::<DeviceLike<super::Device>>()?.0)
                     .into_pyobject(py)?
                     .into_any())
@@ -182,7 +183,11 @@ mod dlpack_demo {
         /// dispatches (the protocol, then the objects of other libraries and names).
         #[pyfunction]
         fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
-            Ok(super::value_kind(obj)?.map(name))
+            Ok(super::value_kind(obj)?.map(|kind| match kind {
+                ValueKind::Tensor => "tensor",
+                ValueKind::DataTypeValue => "dtype",
+                ValueKind::DeviceValue => "device",
+            }))
         }
 
         fn name(kind: ProtocolKind) -> &'static str {

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use dlpack_core::python::{DlpackRequest, Export};
+use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan};
 use dlpack_core::tensor::{CheckedLayout, Flags, TensorError, TensorParts};
 use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
 use pyo3::exceptions::{PyBufferError, PyMemoryError, PyValueError};
@@ -354,12 +354,17 @@ impl Tensor {
             return self.cuda_dlpack(py, &request, ordinal);
         }
         let here = self.shared.device.dl_device();
-        let plan = request.plan(here, self.shared.read_only, |target| {
+        let access = if self.shared.read_only {
+            DataAccess::ReadOnly
+        } else {
+            DataAccess::Writable
+        };
+        let plan = request.plan(here, access, |target| {
             target == DlDevice::CPU && self.on_host()
         })?;
         let (source, flags) = match plan {
-            Export::Share => (None, self.share_flags()),
-            Export::Copy(_) => (Some(self.host_copy()?), Flags::IS_COPIED),
+            ExportPlan::Share => (None, self.share_flags()),
+            ExportPlan::Copy(_) => (Some(self.host_copy()?), Flags::IS_COPIED),
         };
         let source = source.as_ref().unwrap_or(self);
         let exported = source.exported(flags);

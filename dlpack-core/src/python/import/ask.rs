@@ -1,5 +1,5 @@
 //! Asking a producer for its tensor, and checking what it gave: the two steps every import
-//! takes, with or without feature `cuda` (whose consumer, `python/cuda.rs`, adds the stream).
+//! takes, with or without feature `cuda` (whose consumer, `cuda/`, adds the stream).
 //!
 //! This is where a consumer chooses how to ask: through DLPack 1.3's C exchange API when the
 //! producer's type publishes a table this crate speaks (one C call, no capsule), else
@@ -10,15 +10,13 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
 
-use super::host_copy;
 use crate::device::Device;
 use crate::ffi::DLPackVersion;
-use crate::python::capsule::capsule_tensor;
-use crate::python::error::buffer_error;
-use crate::python::exchange::table::Table;
-use crate::python::ints::type_name;
-use crate::python::kind::tensor_class;
-use crate::tensor::{Flags, ManagedTensor};
+use crate::python::export::capsule::capsule_tensor;
+use crate::python::import::table::Table;
+use crate::python::message::type_name;
+use crate::python::values::classify::{TensorClass, tensor_class};
+use crate::tensor::ManagedTensor;
 
 /// The tensor `obj` holds: a capsule consumed as it is, or what `obj.__dlpack__(…)` returns
 /// (see [`from_dlpack`](super::from_dlpack)). `stream`, when given, is passed as `stream=` in
@@ -33,7 +31,7 @@ pub(crate) fn take_tensor(
     if let Ok(capsule) = obj.cast::<PyCapsule>() {
         return capsule_tensor(capsule);
     }
-    let Some(table) = tensor_class(&obj.get_type())? else {
+    let TensorClass::Tensor { table } = tensor_class(&obj.get_type())? else {
         return Err(PyTypeError::new_err(format!(
             "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
              got {}",
@@ -41,7 +39,7 @@ pub(crate) fn take_tensor(
         )));
     };
     // A consumer with a stream of its own goes through `__dlpack__`, which synchronises.
-    if let (Some(table), None) = (table, stream) {
+    if let (Some(table), None) = (table.map(Table), stream) {
         if let Some(tensor) = through_table(table, obj, device)? {
             return Ok(tensor);
         }
@@ -177,46 +175,4 @@ fn through_table(
         return Ok(None);
     }
     Ok(Some(tensor))
-}
-
-/// Checks what the producer did against what the consumer asked for, copying where the
-/// consumer asked for a copy the producer did not make: on the host when the host can read
-/// the tensor, else with `copy_elsewhere(tensor, target)`.
-pub(crate) fn settle(
-    imported: ManagedTensor,
-    device: Option<Device>,
-    copy: Option<bool>,
-    copy_elsewhere: impl FnOnce(ManagedTensor, Device) -> PyResult<ManagedTensor>,
-) -> PyResult<ManagedTensor> {
-    if device.is_none() && copy.is_none() {
-        // Nothing asked for, nothing to check: the tensor is validated when it is viewed.
-        return Ok(imported);
-    }
-    let view = imported.view().map_err(buffer_error)?;
-    let here = view.device();
-    let copied = imported.flags().contains(Flags::IS_COPIED);
-    if let Some(device) = device.filter(|&device| device != here) {
-        return Err(PyBufferError::new_err(format!(
-            "the producer exported a tensor on {here}, not on the requested {device}"
-        )));
-    }
-    match copy {
-        Some(false) if copied => Err(PyBufferError::new_err(
-            "the producer copied the tensor although copy=False was asked",
-        )),
-        Some(true) if !copied && Device::CPU.can_access(here) => {
-            let copy = host_copy::copy(&view)?;
-            drop(view);
-            drop(imported);
-            Ok(copy)
-        }
-        Some(true) if !copied => {
-            drop(view);
-            copy_elsewhere(imported, here)
-        }
-        _ => {
-            drop(view);
-            Ok(imported)
-        }
-    }
 }

@@ -1,18 +1,42 @@
-//! The tensor import path: [`from_dlpack`], for a consumer in Rust of any Python tensor.
+//! The consumer: [`from_dlpack`], for a consumer in Rust of any Python tensor, and
+//! [`with_tensor_view`], a borrowed view for a kernel.
 //!
-//! An import asks the producer for its tensor and checks what came back (`ask.rs`), copying
-//! on the host where the consumer asked for a copy the producer did not make (`host_copy.rs`).
-//! With feature `cuda`, `python/cuda.rs` wraps the same two steps with the stream rule of
-//! `__dlpack__`, and [`from_dlpack`] goes through it.
+//! An import asks the producer for its tensor (`ask.rs`: through the C exchange table a tensor
+//! class publishes, `table.rs`, or `__dlpack__`) and checks what came back against what was
+//! asked (`settle.rs`), copying on the host where the consumer asked for a copy the producer
+//! did not make (`host_copy.rs`). With feature
+//! `cuda`, `cuda/` wraps the same two steps with the stream rule of `__dlpack__` and the
+//! consumer's decisions, and [`from_dlpack`] goes through it.
+//!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! tests
+//! view
+//! cuda
+//! ask settle
+//! host_copy table
+//! ```
 
 mod ask;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod host_copy;
+mod settle;
+mod table;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use pyo3::prelude::*;
 
-pub(crate) use ask::{settle, take_tensor};
+#[cfg(feature = "cuda")]
+pub use cuda::from_dlpack_on_stream;
+pub use view::with_tensor_view;
+
+#[cfg(not(feature = "cuda"))]
+use ask::take_tensor;
+#[cfg(not(feature = "cuda"))]
+use settle::settle;
 
 use crate::device::Device;
 use crate::tensor::ManagedTensor;
@@ -78,7 +102,7 @@ pub fn from_dlpack(
 ) -> PyResult<ManagedTensor> {
     #[cfg(feature = "cuda")]
     {
-        crate::python::cuda::import(obj, device, copy, None)
+        cuda::import(obj, device, copy, None)
     }
     #[cfg(not(feature = "cuda"))]
     {

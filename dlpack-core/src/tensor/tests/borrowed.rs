@@ -1,8 +1,8 @@
-//! The non-owning export (`TensorParts::to_dl_tensor`) and the allocator's prototype checks:
-//! the pure-Rust halves of DLPack's C exchange API, run under Miri.
+//! The non-owning export (`TensorParts::to_dl_tensor`): the pure-Rust half of DLPack's C
+//! exchange API, run under Miri.
 
-use crate::ffi::{DLPackVersion, DLTensor};
-use crate::tensor::{CheckedLayout, Flags, TensorError, TensorParts, TensorView, check_prototype};
+use crate::ffi::DLPackVersion;
+use crate::tensor::{CheckedLayout, Flags, TensorError, TensorParts, TensorView};
 use crate::{DataType, Device};
 
 #[test]
@@ -77,54 +77,4 @@ fn what_a_dl_tensor_cannot_say_is_refused() {
             .to_string()
             .starts_with("a borrowed DLTensor cannot carry the flags")
     );
-}
-
-fn prototype(ndim: i32, shape: *mut i64, dtype: DataType) -> DLTensor {
-    DLTensor {
-        data: core::ptr::null_mut(),
-        device: Device::CPU,
-        ndim,
-        dtype,
-        shape,
-        strides: core::ptr::null_mut(),
-        byte_offset: 0,
-    }
-}
-
-#[test]
-fn a_prototype_is_checked_as_an_import_is() {
-    let mut shape = [2_i64, 3];
-    // SAFETY: `shape` holds `ndim` values for every call below.
-    unsafe {
-        let ok = prototype(2, shape.as_mut_ptr(), DataType::F32);
-        assert_eq!(check_prototype(&ok).unwrap(), [2, 3]);
-        let scalar = prototype(0, core::ptr::null_mut(), DataType::F32);
-        assert_eq!(check_prototype(&scalar).unwrap(), [] as [i64; 0]);
-        let null = prototype(2, core::ptr::null_mut(), DataType::F32);
-        assert_eq!(
-            check_prototype(&null).unwrap_err(),
-            TensorError::NullShape { ndim: 2 }
-        );
-        let too_many = prototype(65, shape.as_mut_ptr(), DataType::F32);
-        assert_eq!(
-            check_prototype(&too_many).unwrap_err(),
-            TensorError::Ndim { ndim: 65 }
-        );
-        let bad_dtype = DataType {
-            code: crate::ffi::DLDataTypeCode::FLOAT,
-            bits: 0,
-            lanes: 1,
-        };
-        let odd = prototype(2, shape.as_mut_ptr(), bad_dtype);
-        assert!(matches!(
-            check_prototype(&odd).unwrap_err(),
-            TensorError::InvalidDataType { .. }
-        ));
-        shape[1] = -3;
-        let negative = prototype(2, shape.as_mut_ptr(), DataType::F32);
-        assert_eq!(
-            check_prototype(&negative).unwrap_err(),
-            TensorError::NegativeDim { axis: 1, value: -3 }
-        );
-    }
 }

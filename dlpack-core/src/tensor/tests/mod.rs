@@ -91,7 +91,7 @@ impl Foreign {
             dtype,
             ndim: None,
             shape: Some(shape.to_vec()),
-            strides: Some(crate::tensor::validate::compact_strides(shape)),
+            strides: Some(crate::tensor::import::validate::compact_strides(shape)),
             byte_offset: 0,
             flags: 0,
             version: DLPackVersion::CURRENT,

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 
 use crate::ffi::{DLDataTypeCode, DLTensor};
-use crate::tensor::validate::{self, StridesRule};
+use crate::tensor::import::validate::{self, StridesRule};
 use crate::tensor::{CheckedLayout, Flags, MAX_NDIM, TensorError, TensorOwner, TensorParts};
 use crate::{DataType, Device, Error, LegacyManagedTensor, ManagedTensor};
 

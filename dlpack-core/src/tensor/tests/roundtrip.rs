@@ -33,7 +33,7 @@ fn round_trip<T: Element + PartialEq + core::fmt::Debug>(values: &[T]) {
         T::DATA_TYPE
     );
     // A copy, then the conversions of `from_dlpack`.
-    let copy = view.to_managed_tensor().unwrap();
+    let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
     assert_eq!(copy.flags(), Flags::IS_COPIED);
     assert_eq!(copy.view().unwrap().as_slice::<T>().unwrap(), values);
     let back: Vec<T> = from_dlpack(&tensor).unwrap();
@@ -126,7 +126,7 @@ fn ranks_zero_to_eight() {
         assert_eq!(view.shape(), expect_shape);
         assert_eq!(
             view.strides(),
-            crate::tensor::validate::compact_strides(&expect_shape)
+            crate::tensor::import::validate::compact_strides(&expect_shape)
         );
         assert_eq!(view.as_slice::<u32>().unwrap(), data);
         assert_eq!(view.iter::<u32>().unwrap().collect::<Vec<_>>(), data);
@@ -147,7 +147,7 @@ fn empty_tensors() {
         assert_eq!(view.as_slice::<f32>().unwrap(), &[] as &[f32]);
         assert_eq!(view.iter::<f32>().unwrap().count(), 0);
         assert!(view.byte_range().is_empty());
-        let copy = view.to_managed_tensor().unwrap();
+        let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
         assert_eq!(copy.view().unwrap().shape(), view.shape());
     }
     // DLPack asks producers for a null data pointer on empty tensors, with any strides.
@@ -175,7 +175,7 @@ fn strided_and_negative_strides() {
         let view = tensor.view().unwrap();
         let items = view.iter::<i32>().unwrap().collect::<Vec<_>>();
         assert_eq!(view.to_vec::<i32>().unwrap(), items);
-        let copy = view.to_managed_tensor().unwrap();
+        let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
         assert_eq!(copy.view().unwrap().as_slice::<i32>().unwrap(), items);
         items
     };
@@ -291,7 +291,7 @@ fn sub_byte_types() {
     assert!(view.is_packed());
     assert_eq!(view.byte_range(), 0..3);
     assert_eq!(view.as_bytes().unwrap(), [0x21, 0x43, 0x05]);
-    let copy = view.to_managed_tensor().unwrap();
+    let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
     assert_eq!(copy.flags(), Flags::IS_COPIED);
     assert_eq!(copy.view().unwrap().as_bytes().unwrap(), [0x21, 0x43, 0x05]);
     // Padded: one element per byte, strides allowed.
@@ -302,7 +302,7 @@ fn sub_byte_types() {
     let view = tensor.view().unwrap();
     assert!(!view.is_packed());
     assert_eq!(view.byte_range(), 0..5);
-    let copy = view.to_managed_tensor().unwrap();
+    let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
     assert_eq!(
         copy.flags(),
         Flags::IS_COPIED | Flags::IS_SUBBYTE_TYPE_PADDED

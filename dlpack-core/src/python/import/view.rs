@@ -1,0 +1,100 @@
+//! [`with_tensor_view`]: a borrowed, validated view of any Python tensor, for a kernel.
+
+use pyo3::exceptions::PyBufferError;
+use pyo3::prelude::*;
+
+use crate::device::Device;
+use crate::ffi::DLTensor;
+use crate::python::error::buffer_error;
+use crate::python::import::from_dlpack;
+use crate::python::import::table::Table;
+use crate::python::values::classify::{TensorClass, tensor_class};
+use crate::tensor::{Flags, TensorView};
+
+/// Lends `f` a validated [`TensorView`] of the Python tensor `obj` for the duration of the
+/// call, and returns what `f` returns: **the** way to write a Rust kernel that takes tensors
+/// from Python.
+///
+/// - When `obj`'s type publishes DLPack's C exchange API with `dltensor_from_py_object_no_sync`
+///   (PaddlePaddle, `dlpack_demo.Tensor`, any [`ExchangeTensor`](crate::python::ExchangeTensor)),
+///   the producer fills a `DLTensor` on this function's stack, pointing at its own shape and
+///   strides: nothing is allocated, nothing is called through Python.
+/// - Otherwise (NumPy, TVM FFI, PyTorch, JAX, a capsule) the tensor is imported as
+///   [`from_dlpack`] imports it (through the table's owning export when there is one, else
+///   `__dlpack__`), and released to its producer when `f` returns.
+///
+/// Either way the view is validated as every import is, and it cannot outlive the call: the
+/// borrow checker refuses a view, slice or element reference that escapes `f`.
+///
+/// A `DLTensor` carries no flags, so a tensor its producer holds read-only is lent through
+/// the owning path, which says so (and `TensorView` only reads). On a device with streams,
+/// a producer that names a current work stream is imported through `__dlpack__`, which
+/// synchronises with it, rather than lent unsynchronised.
+///
+/// ```
+/// use dlpack_core::python::{versioned_capsule, with_tensor_view};
+/// use dlpack_core::ManagedTensor;
+/// use pyo3::prelude::*;
+///
+/// /// The kernel: the sum of a float32 tensor of any strides, from any library.
+/// fn sum(obj: &Bound<'_, PyAny>) -> PyResult<f32> {
+///     with_tensor_view(obj, |view| -> PyResult<f32> { Ok(view.iter::<f32>()?.sum()) })?
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.5], &[3])?)?;
+///     assert_eq!(sum(capsule.as_any())?, 6.5);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+///
+/// The view is the closure's alone:
+///
+/// ```compile_fail,E0521
+/// use dlpack_core::python::with_tensor_view;
+/// use dlpack_core::tensor::TensorView;
+/// use pyo3::prelude::*;
+///
+/// fn escape<'a>(obj: &Bound<'_, PyAny>, out: &mut Option<TensorView<'a>>) -> PyResult<()> {
+///     with_tensor_view(obj, |view| *out = Some(view)) // error: borrowed data escapes
+/// }
+/// ```
+pub fn with_tensor_view<R>(
+    obj: &Bound<'_, PyAny>,
+    f: impl FnOnce(TensorView<'_>) -> R,
+) -> PyResult<R> {
+    if let TensorClass::Tensor { table: Some(table) } = tensor_class(&obj.get_type())? {
+        let table = Table(table);
+        let mut raw = DLTensor {
+            data: core::ptr::null_mut(),
+            device: Device::CPU,
+            ndim: 0,
+            dtype: crate::DataType::U8,
+            shape: core::ptr::null_mut(),
+            strides: core::ptr::null_mut(),
+            byte_offset: 0,
+        };
+        match table.borrow_into(obj, &mut raw) {
+            Ok(true)
+                if raw.device == Device::CPU
+                    || table.work_stream(obj.py(), raw.device)?.is_none() =>
+            {
+                let version = table.0.header.version;
+                // SAFETY: the producer filled `raw` for `obj`, which `obj` keeps alive until
+                // control returns to Python, after `f`; the view lives only inside `f`.
+                let view = unsafe { TensorView::from_dl_tensor(&raw, Flags::EMPTY, version) }
+                    .map_err(buffer_error)?;
+                return Ok(f(view));
+            }
+            Ok(_) => {}
+            // What a `DLTensor` cannot say (a read-only tensor) goes the owning way.
+            Err(err) if err.is_instance_of::<PyBufferError>(obj.py()) => {}
+            Err(err) => return Err(err),
+        }
+    }
+    let tensor = from_dlpack(obj, None, None)?;
+    let view = tensor.view().map_err(buffer_error)?;
+    Ok(f(view))
+}

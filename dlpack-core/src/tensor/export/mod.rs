@@ -1,0 +1,24 @@
+//! The export chain: what an owner keeps alive ([`owner`]) and describes ([`parts`], with the
+//! shapes and strides it gives in [`dims`]), how each source describes itself and what of its
+//! description is checked ([`describe`]), the one-allocation export ([`allocation`]), and
+//! [`ManagedTensor`](owned::ManagedTensor) over either C struct ([`owned`], [`legacy`]), which
+//! holds what an export made or an import received.
+//!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! legacy
+//! owned
+//! allocation
+//! describe
+//! owner
+//! parts
+//! dims
+//! ```
+
+pub(crate) mod allocation;
+pub(crate) mod describe;
+pub(crate) mod dims;
+pub(crate) mod legacy;
+pub(crate) mod owned;
+pub(crate) mod owner;
+pub(crate) mod parts;

@@ -1,0 +1,365 @@
+//! The tensor side of [`from_dlpack`](crate::from_dlpack): [`ToDlpackTensor`] (a source, by
+//! reference) and [`FromDlpackTensor`] (a target), and the compact host copy that a borrowed
+//! tensor source makes.
+
+use std::sync::Arc;
+
+use crate::data_type::DataType;
+use crate::device::Device;
+use crate::element::Element;
+use crate::error::Error;
+use crate::ffi::DLManagedTensor;
+use crate::tensor::error::TensorError;
+use crate::tensor::export::allocation;
+use crate::tensor::export::describe::{Describe, Shaped};
+use crate::tensor::export::owned::ManagedTensor;
+use crate::tensor::export::parts::TensorParts;
+use crate::tensor::flags::Flags;
+use crate::tensor::import::abi::Abi;
+use crate::tensor::import::compact;
+use crate::tensor::import::meta::TensorMeta;
+use crate::tensor::import::view::TensorView;
+use crate::tensor::import::view_mut::TensorViewMut;
+
+/// A tensor source for [`from_dlpack`](crate::from_dlpack): anything that can produce a
+/// [`ManagedTensor`] from a shared reference.
+///
+/// A shared reference cannot give away what it does not own, so each source does what keeps
+/// the source intact:
+///
+/// | source                                   | the tensor                                     |
+/// |------------------------------------------|------------------------------------------------|
+/// | `Arc<[T]>`, `ndarray::ArcArray`          | shares the data (a clone of the `Arc`), `READ_ONLY` |
+/// | `[T]`, `Vec<T>`, `Box<[T]>`, `ndarray::Array`, `ArrayView` | a copy, flagged `IS_COPIED` (writable, owned alone) |
+/// | `ManagedTensor`, `LegacyManagedTensor`, views | a compact host copy, flagged `IS_COPIED`; an error for data the CPU cannot read |
+///
+/// To move an owned value without a copy, use [`ManagedTensor::from_vec`] and friends.
+///
+/// ```
+/// use std::sync::Arc;
+/// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+///
+/// let copied: ManagedTensor = from_dlpack(&vec![1_u16, 2, 3])?;
+/// assert_eq!(copied.flags(), Flags::IS_COPIED);
+/// let shared: ManagedTensor = from_dlpack(&Arc::<[u16]>::from(vec![1, 2, 3]))?;
+/// assert_eq!(shared.flags(), Flags::READ_ONLY);
+/// let back: Vec<u16> = from_dlpack(&shared)?;
+/// assert_eq!(back, [1, 2, 3]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+///
+/// A data type is not a tensor, so this does not compile:
+///
+/// ```compile_fail
+/// use dlpack_core::{DataType, ManagedTensor, from_dlpack};
+/// let t: ManagedTensor = from_dlpack(&DataType::F32)?;
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+pub trait ToDlpackTensor {
+    /// A tensor holding this value's elements; see the trait docs for shared versus copied.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::ToDlpackTensor;
+    ///
+    /// let data = vec![1_u8, 2, 3];
+    /// let tensor = data.to_dlpack_tensor()?;
+    /// assert_eq!(tensor.view()?.as_slice::<u8>()?, data); // a copy: `data` is still ours
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error>;
+}
+
+/// A tensor target for [`from_dlpack`](crate::from_dlpack): a type that can be built from an
+/// imported [`ManagedTensor`], consuming it.
+///
+/// Implemented for `ManagedTensor` (itself), `LegacyManagedTensor` (see
+/// [`ManagedTensor::into_legacy`]), `Vec<T>` (a row-major copy of host-readable data) and,
+/// with feature `ndarray`, `ArrayD<T>`. Implement it for your framework's tensor type and
+/// [`from_dlpack`](crate::from_dlpack) makes one from any [`ToDlpackTensor`] source.
+///
+/// ```
+/// use dlpack_core::{Error, ManagedTensor, from_dlpack, tensor::FromDlpackTensor};
+///
+/// /// A framework's matrix of `f32`.
+/// #[derive(Debug, PartialEq)]
+/// struct Matrix {
+///     rows: usize,
+///     data: Vec<f32>,
+/// }
+///
+/// impl FromDlpackTensor for Matrix {
+///     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+///         let view = tensor.view()?;
+///         let &[rows, _] = view.shape() else {
+///             return Err(Error::msg(format!("a matrix has 2 dimensions, not {}", view.ndim())));
+///         };
+///         Ok(Matrix { rows: rows as usize, data: view.to_vec()? })
+///     }
+/// }
+///
+/// let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let matrix: Matrix = from_dlpack(&tensor)?;
+/// assert_eq!(matrix, Matrix { rows: 2, data: vec![1.0, 2.0, 3.0, 4.0] });
+/// assert!(from_dlpack::<Matrix>(&vec![1.0_f32]).is_err()); // one dimension
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+pub trait FromDlpackTensor: Sized {
+    /// Builds the value from `tensor`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, tensor::FromDlpackTensor};
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![1_i16, 2, 3], &[3])?;
+    /// assert_eq!(Vec::<i16>::from_dlpack_tensor(tensor)?, [1, 2, 3]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error>;
+}
+
+/// Bytes with the alignment every element type needs (and SIMD code likes).
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Block([u8; 64]);
+
+/// A fresh compact copy in a `Vec<Block>`, whose shape the source view holds.
+struct Copied<'s> {
+    shape: &'s [i64],
+    dtype: DataType,
+    flags: Flags,
+}
+
+// SAFETY: the buffer was sized for the compact layout of `shape` and `dtype` and filled; it is
+// owned by the export alone, does not move with the Vec, and `as_mut_ptr` makes no reference.
+unsafe impl Describe<Vec<Block>> for Copied<'_> {
+    fn describe<'a>(&'a self, owner: &'a mut Vec<Block>) -> TensorParts<'a> {
+        TensorParts::new(
+            owner.as_mut_ptr().cast(),
+            Device::CPU,
+            self.dtype,
+            self.shape,
+        )
+        .with_flags(self.flags)
+    }
+}
+
+/// A compact row-major copy of `meta` in fresh host memory, 64-byte aligned, flagged as
+/// [`compact::copy_flags`] says: the one conversion that works for any data type, sub-byte
+/// ones included (which stay packed or padded as they were). Refuses data the CPU cannot read.
+pub(crate) fn compact_copy(meta: &TensorMeta<'_>) -> Result<ManagedTensor, TensorError> {
+    let bytes = meta.compact_len();
+    let mut buf: Vec<Block> = Vec::new();
+    let blocks = bytes.div_ceil(size_of::<Block>());
+    if bytes > isize::MAX as usize || buf.try_reserve_exact(blocks).is_err() {
+        return Err(TensorError::AllocationFailed { bytes });
+    }
+    buf.resize(blocks, Block([0; 64]));
+    // SAFETY: the `blocks` initialised blocks are `blocks * 64 >= bytes` plain bytes, borrowed
+    // mutably here alone.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), bytes) };
+    meta.gather_into(out)?;
+    let how = Copied {
+        shape: meta.shape(),
+        dtype: meta.dtype(),
+        flags: compact::copy_flags(meta.dtype(), meta.flags()),
+    };
+    Ok(ManagedTensor::from_owned(allocation::export(buf, &how)?))
+}
+
+/// A one-dimensional copy of `data`, flagged `IS_COPIED`.
+fn copy_slice<T: Element>(data: &[T]) -> Result<ManagedTensor, Error> {
+    let shape = [data.len()];
+    let how = Shaped::new(&shape, data.len())?.with_flags(Flags::IS_COPIED);
+    Ok(ManagedTensor::from_owned(allocation::export(
+        data.to_vec(),
+        &how,
+    )?))
+}
+
+impl<T: Element> ToDlpackTensor for [T] {
+    /// A one-dimensional copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::{Flags, ToDlpackTensor};
+    ///
+    /// let data = [1.0_f64, 2.0, 3.0, 4.0];
+    /// let tensor = data[1..3].to_dlpack_tensor()?;
+    /// assert_eq!((tensor.view()?.shape(), tensor.flags()), (&[2][..], Flags::IS_COPIED));
+    /// assert_eq!(tensor.view()?.as_slice::<f64>()?, [2.0, 3.0]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        copy_slice(self)
+    }
+}
+
+impl<T: Element> ToDlpackTensor for Vec<T> {
+    /// A one-dimensional copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let data = vec![1_u32, 2, 3];
+    /// let tensor: ManagedTensor = from_dlpack(&data)?;
+    /// assert_eq!(tensor.flags(), Flags::IS_COPIED);
+    /// assert_ne!(tensor.view()?.data_ptr(), data.as_ptr().cast()); // other memory
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        copy_slice(self)
+    }
+}
+
+impl<T: Element> ToDlpackTensor for Box<[T]> {
+    /// A one-dimensional copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let data: Box<[i8]> = Box::new([-1, 0, 1]);
+    /// let tensor: ManagedTensor = from_dlpack(&data)?;
+    /// assert_eq!(tensor.flags(), Flags::IS_COPIED);
+    /// assert_eq!(tensor.view()?.as_slice::<i8>()?, [-1, 0, 1]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        copy_slice(self)
+    }
+}
+
+impl<T: Element> ToDlpackTensor for Arc<[T]> {
+    /// A one-dimensional tensor sharing the data, flagged `READ_ONLY`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let data: Arc<[u8]> = Arc::from(vec![1, 2, 3]);
+    /// let tensor: ManagedTensor = from_dlpack(&data)?;
+    /// assert_eq!(tensor.flags(), Flags::READ_ONLY);
+    /// assert_eq!(tensor.view()?.data_ptr(), data.as_ptr().cast()); // the same memory
+    /// assert_eq!(Arc::strong_count(&data), 2);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        ManagedTensor::from_arc(Arc::clone(self), &[self.len()])
+    }
+}
+
+impl<M: Abi> ToDlpackTensor for ManagedTensor<M> {
+    /// A compact host copy, flagged `IS_COPIED`, of a tensor of either ABI.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack, tensor::Flags};
+    ///
+    /// let original = ManagedTensor::from_vec(vec![1_u8, 2], &[2])?;
+    /// let copy: ManagedTensor = from_dlpack(&original)?;
+    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
+    /// drop(original); // the copy does not depend on it
+    /// assert_eq!(copy.view()?.as_slice::<u8>()?, [1, 2]);
+    ///
+    /// let legacy = ManagedTensor::from_vec(vec![3_u8, 4], &[2])?.into_legacy()?;
+    /// let copy: ManagedTensor = from_dlpack(&legacy)?; // versioned, whatever the source
+    /// assert_eq!(copy.view()?.as_slice::<u8>()?, [3, 4]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        Ok(compact_copy(&*self.view()?)?)
+    }
+}
+
+impl ToDlpackTensor for TensorView<'_> {
+    /// A compact host copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::tensor::{Flags, TensorOwner, TensorParts, ToDlpackTensor};
+    ///
+    /// /// A 2 × 2 matrix stored column-major.
+    /// struct ColumnMajor(Vec<u8>);
+    /// // SAFETY: the Vec holds the 4 elements the shape and strides reach, owned by us alone.
+    /// unsafe impl TensorOwner for ColumnMajor {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_mut_ptr(), &[2_usize, 2]).with_strides(&[1_i64, 2])
+    ///     }
+    /// }
+    /// let tensor = ManagedTensor::from_owner(ColumnMajor(vec![1, 3, 2, 4]))?;
+    /// let copy = tensor.view()?.to_dlpack_tensor()?;
+    /// assert_eq!(copy.view()?.strides(), [2, 1]); // compact row-major
+    /// assert_eq!(copy.view()?.as_slice::<u8>()?, [1, 2, 3, 4]);
+    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        Ok(compact_copy(self)?)
+    }
+}
+
+impl ToDlpackTensor for TensorViewMut<'_> {
+    /// A compact host copy, flagged `IS_COPIED`.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, tensor::ToDlpackTensor};
+    ///
+    /// let mut tensor = ManagedTensor::from_vec(vec![0_u8; 2], &[2])?;
+    /// let mut view = tensor.view_mut()?;
+    /// view.as_slice_mut::<u8>()?[0] = 1;
+    /// let snapshot = view.to_dlpack_tensor()?;
+    /// view.as_slice_mut::<u8>()?[0] = 2; // later writes do not reach the copy
+    /// assert_eq!(snapshot.view()?.as_slice::<u8>()?, [1, 0]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        Ok(compact_copy(&self.view())?)
+    }
+}
+
+impl FromDlpackTensor for ManagedTensor {
+    /// The tensor as the source made it: no copy, no further check.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack};
+    ///
+    /// // A ManagedTensor target takes what the source gives: here a copy of a slice.
+    /// let tensor: ManagedTensor = from_dlpack(&[1_u8, 2, 3][..])?;
+    /// assert_eq!(tensor.view()?.as_slice::<u8>()?, [1, 2, 3]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+        Ok(tensor)
+    }
+}
+
+impl FromDlpackTensor for ManagedTensor<DLManagedTensor> {
+    /// Wraps the tensor without copying; see [`ManagedTensor::into_legacy`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::{LegacyManagedTensor, from_dlpack};
+    ///
+    /// let legacy: LegacyManagedTensor = from_dlpack(&vec![1_u8, 2])?;
+    /// assert_eq!(legacy.view()?.as_slice::<u8>()?, [1, 2]);
+    /// // A shared source is READ_ONLY, which a legacy tensor cannot say.
+    /// assert!(from_dlpack::<LegacyManagedTensor>(&Arc::<[u8]>::from(vec![1])).is_err());
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+        tensor.into_legacy()
+    }
+}
+
+impl<T: Element> FromDlpackTensor for Vec<T> {
+    /// The elements in row-major index order, copied from host-readable memory.
+    ///
+    /// ```
+    /// use dlpack_core::{ManagedTensor, from_dlpack};
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// let flat: Vec<f32> = from_dlpack(&tensor)?;
+    /// assert_eq!(flat, [1.0, 2.0, 3.0, 4.0]);
+    /// assert!(from_dlpack::<Vec<f64>>(&tensor).is_err()); // float32 is not f64
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+        tensor.view()?.to_vec()
+    }
+}
