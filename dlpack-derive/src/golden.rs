@@ -249,3 +249,34 @@ fn device_pointer_delegates() {
         expect_file!["../golden/device_pointer_delegates.txt"],
     );
 }
+
+#[test]
+fn data_type_remote_non_exhaustive() {
+    check(
+        Kind::DataType,
+        quote! {
+            #[dlpack(remote = "candle_core::DType", non_exhaustive = "error", impl_remote)]
+            enum CandleDType {
+                #[dlpack("float32")] F32,
+                #[dlpack("bfloat16")] BF16,
+            }
+        },
+        expect_file!["../golden/data_type_remote_non_exhaustive.txt"],
+    );
+}
+
+#[test]
+fn device_remote_fields() {
+    check(
+        Kind::Device,
+        quote! {
+            #[dlpack(remote = candle_core::DeviceLocation)]
+            enum Location {
+                #[dlpack(cpu)] Cpu,
+                #[dlpack(cuda)] Cuda { #[dlpack(id)] gpu_id: usize },
+                #[dlpack(metal)] Metal(#[dlpack(id)] usize),
+            }
+        },
+        expect_file!["../golden/device_remote_fields.txt"],
+    );
+}

@@ -88,6 +88,14 @@
 //!   argument), as serde recognises `PhantomData`: a delegate reads through the pointer and
 //!   import wraps with `From`. Another type of that name that is not a pointer fails to
 //!   compile at the field, not silently.
+//! - **`remote` proves the mirror with the conversions themselves**: `From<Mirror> for
+//!   Foreign` and `From<&Foreign> for Mirror` are exhaustive matches spanned on the mirror,
+//!   so rustc names a missing, extra or renamed variant or field. The derive cannot see the
+//!   foreign type, so nothing else could check it. A `#[non_exhaustive]` foreign enum needs
+//!   `non_exhaustive = "error"`, the one decision: a catch-all mirror variant could never
+//!   convert back, and its DLPack meaning would be the error anyway. `impl_remote` implements
+//!   the traits for the foreign type, for the crates coherence lets do it (dlpack-core's
+//!   bridges); a user crate uses the mirror.
 //! - **Other frameworks' names are never accepted**, only explained: accepting `"half"` or
 //!   `mps` would make the derive's grammar differ from `FromStr`'s, and `"e4m3"` would have
 //!   to guess between DLPack codes 8 and 10.

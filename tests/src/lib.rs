@@ -6,9 +6,11 @@
 //! `ALL` lists every value the tests iterate over; `EXPORT_ONLY` the ones that export a data
 //! type or device that imports as another value.
 
+pub mod bridge;
 pub mod burn;
 pub mod candle;
 pub mod dfdx;
+pub mod foreign;
 pub mod tch;
 
 /// The README's tour, compiled and run as a doctest so that it stays true.

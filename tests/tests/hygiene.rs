@@ -158,6 +158,36 @@ pub struct Raw {
 #[derive(DlpackDataType)]
 pub struct Wrapper<T>(pub T);
 
+/// A `remote` mirror of a `#[non_exhaustive]` enum, and one of every shape of variant.
+#[derive(Debug, Clone, Copy, PartialEq, DlpackDataType)]
+#[dlpack(remote = "::dlpack_tests::foreign::DType", non_exhaustive = "error")]
+enum Mirrored {
+    #[dlpack("uint8")]
+    U8,
+    #[dlpack("float16")]
+    F16,
+    #[dlpack("bfloat16")]
+    BF16,
+    #[dlpack("float32")]
+    F32,
+    #[dlpack("float8_e4m3fn")]
+    F8E4M3,
+}
+
+#[derive(Debug, PartialEq, DlpackDevice)]
+#[dlpack(remote = "::dlpack_tests::foreign::Location")]
+enum MirroredLocation {
+    #[dlpack(cpu)]
+    Cpu,
+    #[dlpack(cuda)]
+    Cuda(#[dlpack(id)] usize),
+    #[dlpack(metal)]
+    Metal {
+        #[dlpack(id)]
+        gpu_id: usize,
+    },
+}
+
 #[test]
 fn generated_code_works_without_the_prelude() {
     ::std::assert_eq!(
@@ -214,5 +244,19 @@ fn generated_code_works_without_the_prelude() {
     ::std::assert_eq!(
         <DataType as ::core::convert::From<Raw>>::from(raw),
         DataType::F16
+    );
+    ::std::assert_eq!(
+        <Mirrored as ::core::convert::TryFrom<&::dlpack_tests::foreign::DType>>::try_from(
+            &::dlpack_tests::foreign::DType::F16
+        )
+        .and_then(|m| m.dlpack_data_type()),
+        ::core::result::Result::Ok(DataType::F16)
+    );
+    ::std::assert_eq!(
+        <MirroredLocation as ::core::convert::From<&::dlpack_tests::foreign::Location>>::from(
+            &::dlpack_tests::foreign::Location::Metal { gpu_id: 2 }
+        )
+        .dlpack_device(),
+        ::core::result::Result::Ok(Device::metal(2))
     );
 }

@@ -12,3 +12,11 @@ fn ui() {
     t.compile_fail("ui/device/*.rs");
     t.pass("ui/pass/*.rs");
 }
+
+/// A `remote` mirror that does not match the type it mirrors, each mismatch named (kept apart
+/// from `ui` so the mirrors' errors can be regenerated alone: `--test ui remote`).
+#[test]
+fn remote() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/remote/*.rs");
+}

@@ -144,6 +144,18 @@ fn id_out_of_range<T: ?Sized>(id: i128, min: i128, max: i128) -> Error {
     }
 }
 
+/// The error of a value of a `#[non_exhaustive]` foreign enum that its `remote` mirror does not
+/// list (`#[dlpack(remote = "…", non_exhaustive = "error")]`): a variant the foreign crate
+/// added after the mirror was written.
+#[cold]
+#[inline(never)]
+pub fn unknown_remote_variant<F: ?Sized>(mirror: &'static str) -> Error {
+    Error::msg(format_args!(
+        "a `{}` value of a variant that its mirror `{mirror}` does not list: add the variant to `{mirror}` to convert it",
+        type_name::<F>()
+    ))
+}
+
 /// The field type of a `#[dlpack(code)]` field: `u8` or [`DLDataTypeCode`].
 #[diagnostic::on_unimplemented(
     message = "a `#[dlpack(code)]` field must be `u8` or `DLDataTypeCode`, not `{Self}`",

@@ -28,8 +28,8 @@ use crate::error::Error;
 /// [`ToDlpackTensor`](crate::tensor::ToDlpackTensor) or
 /// [`FromDlpackTensor`](crate::tensor::FromDlpackTensor) rather than this trait: its one impl
 /// covers every type that does. A type that implements `DlpackDataType` or `DlpackDevice` by
-/// hand, without the derive, converts through those traits' methods
-/// (`T::from_dlpack_data_type(value.dlpack_data_type()?)`).
+/// hand, without the derive, joins with
+/// [`impl_from_dlpack!`](crate::impl_from_dlpack) beside its impl.
 pub trait FromDlpack<Src: ?Sized>: Sized {
     /// Converts `src`.
     ///

@@ -12,9 +12,9 @@
 //! - tensors get theirs from blanket impls over `ToDlpackTensor` and `FromDlpackTensor`, so
 //!   implementing those traits is enough;
 //! - data types and devices get theirs from `#[derive(DlpackDataType)]` and
-//!   `#[derive(DlpackDevice)]`, and [`DataType`] and [`Device`] from the impls below. A type
-//!   that implements `DlpackDataType` or `DlpackDevice` by hand has no tag and converts
-//!   through its trait methods instead.
+//!   `#[derive(DlpackDevice)]` (for a `remote` mirror with `impl_remote`, the foreign type
+//!   too), from [`impl_from_dlpack!`](crate::impl_from_dlpack) beside a hand-written impl,
+//!   and [`DataType`] and [`Device`] from the impls below.
 //!
 //! [`Convert`] is implemented for the three matching pairs of tags only, so asking for a data
 //! type from a device finds no impl at all, and its `on_unimplemented` message is the error
@@ -46,7 +46,7 @@ pub enum TensorKind {}
 #[diagnostic::on_unimplemented(
     message = "`from_dlpack` cannot read a `{Self}`: it is not a DLPack data type, device or tensor",
     label = "`{Self}` is not a DLPack value `from_dlpack` knows",
-    note = "`from_dlpack` reads types that derive `DlpackDataType` or `DlpackDevice`, `DataType`, `Device`, and tensors (`ToDlpackTensor`); a hand-written `DlpackDataType` or `DlpackDevice` converts through its methods"
+    note = "`from_dlpack` reads types that derive `DlpackDataType` or `DlpackDevice`, `DataType`, `Device`, and tensors (`ToDlpackTensor`); a hand-written `DlpackDataType` or `DlpackDevice` impl joins with `dlpack_core::impl_from_dlpack!(DlpackDataType for {Self});` (or `DlpackDevice for …`) beside it"
 )]
 pub trait SourceKind {
     /// `DataTypeKind`, `DeviceKind` or `TensorKind`.
@@ -58,7 +58,7 @@ pub trait SourceKind {
 #[diagnostic::on_unimplemented(
     message = "`from_dlpack` cannot make a `{Self}`: it is not a DLPack data type, device or tensor",
     label = "`{Self}` is not a DLPack value `from_dlpack` knows",
-    note = "`from_dlpack` makes types that derive `DlpackDataType` or `DlpackDevice`, `DataType`, `Device`, and tensors (`FromDlpackTensor`); a hand-written `DlpackDataType` or `DlpackDevice` converts through its methods"
+    note = "`from_dlpack` makes types that derive `DlpackDataType` or `DlpackDevice`, `DataType`, `Device`, and tensors (`FromDlpackTensor`); a hand-written `DlpackDataType` or `DlpackDevice` impl joins with `dlpack_core::impl_from_dlpack!(DlpackDataType for {Self});` (or `DlpackDevice for …`) beside it"
 )]
 pub trait TargetKind {
     /// `DataTypeKind`, `DeviceKind` or `TensorKind`.
@@ -102,7 +102,8 @@ impl<T: FromDlpackTensor> TargetKind for T {
     message = "`from_dlpack` cannot make a `{Self}` from a `{Src}`",
     label = "`{Src}` is not the same kind of DLPack value as `{Self}`",
     note = "`from_dlpack` converts a data type into a data type (`DlpackDataType`), a device into a device (`DlpackDevice`), and a tensor into a tensor (`ToDlpackTensor` into `FromDlpackTensor`); it never crosses kinds",
-    note = "to get the data type or device of a tensor, read `view.dtype()` or `view.device()` first"
+    note = "to get the data type or device of a tensor, read `view.dtype()` or `view.device()` first",
+    note = "a type with a hand-written `DlpackDataType` or `DlpackDevice` impl joins `from_dlpack` with `dlpack_core::impl_from_dlpack!(DlpackDataType for MyType);` (or `DlpackDevice for …`) beside the impl"
 )]
 pub trait Convert<Src: ?Sized, SK, TK>: Sized {
     /// Converts `src`.

@@ -1,15 +1,18 @@
 //! The protocol traits ([`DlpackDataType`], [`DlpackDevice`]) and what is built on them:
 //! [`from_dlpack`] (in `from_dlpack.rs`, with its dispatch in `kind.rs`),
-//! [`assert_convertible!`](crate::assert_convertible) (in `convertible.rs`), [`same_device`]
+//! [`assert_convertible!`](crate::assert_convertible) (in `convertible.rs`),
+//! [`impl_from_dlpack!`](crate::impl_from_dlpack) (in `hand_written.rs`), [`same_device`]
 //! and [`can_access`].
 //!
 //! The files are layered so that none imports another in a cycle: the traits here need
 //! nothing of the rest; `kind.rs` tags every source and target with its protocol;
 //! `from_dlpack.rs` dispatches on those tags; `convertible.rs` holds only the macro, which
-//! calls the compile-time check in `__private` (which in turn reads the traits and the tags).
+//! calls the compile-time check in `__private` (which in turn reads the traits and the tags);
+//! `hand_written.rs` holds only the macro that writes the tags for a hand-written impl.
 
 mod convertible;
 mod from_dlpack;
+mod hand_written;
 pub(crate) mod kind;
 
 pub use from_dlpack::{FromDlpack, Source, from_dlpack};
@@ -23,7 +26,21 @@ use crate::set::{DataTypeSet, DeviceSet};
 /// RFC's `__dlpack_data_type__()` returns.
 ///
 /// Derive it with [`#[derive(DlpackDataType)]`](macro@crate::DlpackDataType) on your own dtype
-/// enum; [`DataType`] implements it as the identity.
+/// enum; [`DataType`] implements it as the identity. For another crate's dtype, which you
+/// cannot derive on, derive it on a mirror of that type with `#[dlpack(remote = "…")]` (see
+/// the derive's documentation): the mirror gets this trait and the conversions to and from
+/// the foreign type, checked to match it at compile time.
+///
+/// # Implementing it by hand
+///
+/// A hand-written impl works with every function that takes a `DlpackDataType`. To also take
+/// part in [`from_dlpack`] and [`assert_convertible!`](crate::assert_convertible), add
+/// [`impl_from_dlpack!(DlpackDataType for MyType);`](crate::impl_from_dlpack) beside it:
+/// `from_dlpack::<T>` is told only its target type, so it finds the protocol of a type by a
+/// tag the type carries, which the derive writes and a hand-written impl states with that
+/// macro (a blanket impl cannot: Rust never proves `DlpackDataType` and `DlpackDevice`
+/// disjoint). Declare [`PRODUCES`](Self::PRODUCES) and [`ACCEPTS`](Self::ACCEPTS) too, or
+/// `assert_convertible!` knows nothing about the type.
 ///
 /// ```
 /// use dlpack_core::{DataType, DlpackDataType};
@@ -35,7 +52,8 @@ use crate::set::{DataTypeSet, DeviceSet};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a DLPack data type",
     label = "`{Self}` does not implement `DlpackDataType`",
-    note = "derive it: `#[derive(dlpack_core::DlpackDataType)]` with a `#[dlpack(\"float32\")]`-style annotation on each variant"
+    note = "on a type of your own, derive it: `#[derive(dlpack_core::DlpackDataType)]` with a `#[dlpack(\"float32\")]`-style annotation on each variant",
+    note = "for another crate's type, derive it on a mirror of the type with `#[dlpack(remote = \"their_crate::DType\")]` and use the mirror in its place"
 )]
 pub trait DlpackDataType: Sized {
     /// Every data type [`dlpack_data_type`](Self::dlpack_data_type) can return. Defaults to
@@ -80,7 +98,16 @@ pub trait DlpackDataType: Sized {
 /// `__dlpack_device__()` returns.
 ///
 /// Derive it with [`#[derive(DlpackDevice)]`](macro@crate::DlpackDevice) on your own device
-/// type; [`Device`] implements it as the identity.
+/// type; [`Device`] implements it as the identity. For another crate's device type, derive it
+/// on a mirror of that type with `#[dlpack(remote = "…")]` (see the derive's documentation).
+///
+/// # Implementing it by hand
+///
+/// A hand-written impl works with every function that takes a `DlpackDevice`. To also take
+/// part in [`from_dlpack`] and [`assert_convertible!`](crate::assert_convertible), add
+/// [`impl_from_dlpack!(DlpackDevice for MyDevice);`](crate::impl_from_dlpack) beside it: the
+/// derive gives a type the tag `from_dlpack` finds its protocol by, and the macro states it
+/// for a hand-written impl (see [`DlpackDataType`] for why a tag is needed).
 ///
 /// ```
 /// use dlpack_core::{Device, DlpackDevice};
@@ -91,7 +118,8 @@ pub trait DlpackDataType: Sized {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a DLPack device",
     label = "`{Self}` does not implement `DlpackDevice`",
-    note = "derive it: `#[derive(dlpack_core::DlpackDevice)]` with `#[dlpack(cpu)]`, `#[dlpack(cuda)]`, … on each variant"
+    note = "on a type of your own, derive it: `#[derive(dlpack_core::DlpackDevice)]` with `#[dlpack(cpu)]`, `#[dlpack(cuda)]`, … on each variant",
+    note = "for another crate's type, derive it on a mirror of the type with `#[dlpack(remote = \"their_crate::Device\")]` and use the mirror in its place"
 )]
 pub trait DlpackDevice: Sized {
     /// Every device [`dlpack_device`](Self::dlpack_device) can return. Defaults to

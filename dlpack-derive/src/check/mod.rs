@@ -13,13 +13,14 @@
 //!   against the fields import cannot set.
 //! - [`target`]: what differs by kind: the data type or device an item names directly.
 //! - [`duplicates`]: two items importing one value.
+//! - [`remote`]: the options of a mirror of another crate's type.
 //! - [`model`]: what the stage hands on, and what the steps hand the resolver; [`types`]: what
 //!   can be read from a type as written.
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
 //! resolve
-//! duplicates placement policy target
+//! duplicates placement policy remote target
 //! model types
 //! ```
 
@@ -27,6 +28,7 @@ mod duplicates;
 mod model;
 mod placement;
 mod policy;
+mod remote;
 mod resolve;
 mod target;
 mod types;
@@ -35,7 +37,7 @@ use crate::parse::ast::{Body, Input, Variant};
 use crate::parse::attr::Attrs;
 use crate::parse::ctxt::Ctxt;
 
-pub(crate) use model::{Const, Export, Import, Item, Model, Raw};
+pub(crate) use model::{Const, Export, Import, Item, Model, Raw, Remote};
 pub(crate) use types::{is_small_integer, mentions_type_param};
 
 pub(crate) fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Option<Model<'a>> {
@@ -75,6 +77,7 @@ pub(crate) fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Option<Model<'a>> {
         }
     };
     duplicates::check(cx, &items);
+    let remote = remote::check(cx, input);
     if cx.has_errors() {
         return None;
     }
@@ -83,6 +86,7 @@ pub(crate) fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Option<Model<'a>> {
         krate: input.krate(),
         items,
         is_enum: matches!(input.body, Body::Enum(_)),
+        remote,
     })
 }
 

@@ -14,6 +14,19 @@ pub(crate) struct Model<'a> {
     pub krate: Path,
     pub items: Vec<Item<'a>>,
     pub is_enum: bool,
+    /// `remote = "…"`: the type the input mirrors.
+    pub remote: Option<Remote<'a>>,
+}
+
+/// A mirror's foreign type and what was decided about it.
+pub(crate) struct Remote<'a> {
+    /// The foreign type's path, as written.
+    pub path: &'a Path,
+    /// `non_exhaustive = "error"`: a foreign value of a variant the mirror does not list
+    /// converts to an error (its span).
+    pub non_exhaustive: Option<Span>,
+    /// `impl_remote`: the traits are implemented for the foreign type too.
+    pub impl_remote: bool,
 }
 
 /// One variant, or a struct as a whole.

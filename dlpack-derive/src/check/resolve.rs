@@ -11,7 +11,7 @@ use crate::parse::attr::Attrs;
 use crate::parse::ctxt::Ctxt;
 use crate::parse::kind::Kind;
 use crate::parse::names::Target;
-use crate::parse::symbol::Sym;
+use crate::parse::symbol::{Place, Sym};
 
 /// Resolves one item. `before` is the error count before its options were checked: an item
 /// that resolves to nothing always leaves an error behind.
@@ -311,6 +311,6 @@ fn policies(attrs: &Attrs) -> impl Iterator<Item = (Span, Sym)> + '_ {
 /// Whether the item or any of its fields says anything about its mapping (`crate` does not).
 fn annotated(attrs: &Attrs, v: &Variant) -> bool {
     attrs.name.is_some()
-        || attrs.opts.iter().any(|o| o.sym != Sym::Crate)
+        || attrs.opts.iter().any(|o| o.sym.place() != Place::Type)
         || v.fields.iter().any(|f| !f.attrs.is_empty())
 }

@@ -175,20 +175,36 @@ pub(crate) fn build(input: &Input, paths: &Paths, parts: Parts) -> TokenStream {
 /// a device, so each derived type states its own). The fallback emits them too, so that a
 /// failed derive adds no `from_dlpack` errors.
 fn tags(input: &Input, paths: &Paths) -> TokenStream {
-    let (krate, ident) = (&paths.krate, input.ident);
+    let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    tag_impls(
+        paths,
+        &quote!(#impl_generics),
+        &quote!(#ident #ty_generics),
+        &quote!(#where_clause),
+    )
+}
+
+/// The two tag impls for `ty`: the input's, or (`impl_remote`) the foreign type's.
+pub(super) fn tag_impls(
+    paths: &Paths,
+    impl_generics: &TokenStream,
+    ty: &TokenStream,
+    where_clause: &TokenStream,
+) -> TokenStream {
+    let krate = &paths.krate;
     let tag = match paths.kind {
         Kind::DataType => quote!(DataTypeKind),
         Kind::Device => quote!(DeviceKind),
     };
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::__private::SourceKind for #ident #ty_generics #where_clause {
+        impl #impl_generics #krate::__private::SourceKind for #ty #where_clause {
             type Kind = #krate::__private::#tag;
         }
 
         #[automatically_derived]
-        impl #impl_generics #krate::__private::TargetKind for #ident #ty_generics #where_clause {
+        impl #impl_generics #krate::__private::TargetKind for #ty #where_clause {
             type Kind = #krate::__private::#tag;
         }
     }

@@ -6,6 +6,8 @@
 //! - [`builder`]: the impls around those parts, for a valid input and for the fallback.
 //! - [`assertions`]: `const` checks of what only the compiler knows.
 //! - [`route`]: the set an item not matched directly is routed by, read by the three above.
+//! - [`remote`]: a mirror's conversions to and from the type it mirrors, which prove they
+//!   match.
 //! - [`fallback`]: the impls emitted beside the errors of an invalid input.
 //! - [`tokens`]: the small helpers every part uses.
 //!
@@ -18,7 +20,7 @@
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! assertions fallback import
+//! assertions fallback import remote
 //! items
 //! builder route value
 //! tokens
@@ -29,6 +31,7 @@ mod builder;
 mod fallback;
 mod import;
 mod items;
+mod remote;
 mod route;
 mod tokens;
 mod value;
@@ -54,7 +57,8 @@ pub(crate) fn derive(input: &DeriveInput, kind: Kind) -> TokenStream {
         (result, _) => {
             let errors = result.err().map(|e| e.to_compile_error());
             let fallback = fallback::expand(&ast);
-            quote!(#fallback #errors)
+            let remote = remote::fallback(&ast, &kind.paths(&ast.krate()));
+            quote!(#fallback #remote #errors)
         }
     }
 }
@@ -78,5 +82,10 @@ fn expand(input: &Input, model: &Model) -> TokenStream {
         checks: assertions::expand(input, &paths, &model.items),
         fallback: false,
     };
-    builder::build(input, &paths, parts)
+    let impls = builder::build(input, &paths, parts);
+    let remote = remote::expand(input, model, &paths);
+    if remote.is_empty() {
+        return impls;
+    }
+    quote!(#impls const _: () = { #remote };)
 }

@@ -214,6 +214,8 @@ fn option(cx: &Ctxt, kind: Kind, out: &mut Attrs, meta: &ParseNestedMeta) -> syn
         Form::Path => Value::Path(meta.value()?.parse()?),
         Form::Type => Value::Type(meta.value()?.parse()?),
         Form::CratePath => Value::Path(crate_path(meta)?),
+        Form::TypePath => Value::Path(type_path(meta)?),
+        Form::Decision => decision(meta)?,
         Form::ValueOrRole if !meta.input.peek(Token![=]) => Value::None,
         Form::ValueOrRole => match sym {
             Sym::Code => code_value(meta)?,
@@ -293,6 +295,40 @@ fn crate_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
             ),
         )
     })
+}
+
+/// `remote = "path::Type"` or `remote = path::Type`: the type a mirror mirrors.
+fn type_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
+    let value = meta.value()?;
+    if !value.peek(LitStr) {
+        return value.parse();
+    }
+    let lit: LitStr = value.parse()?;
+    lit.parse::<Path>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format_args!(
+                "`{}` is not a path; write the path of the type this one mirrors, as in `remote = \"candle_core::DType\"`",
+                lit.value()
+            ),
+        )
+    })
+}
+
+/// `non_exhaustive = "error"`: what a mirror does with a variant its foreign enum gains.
+fn decision(meta: &ParseNestedMeta) -> syn::Result<Value> {
+    let value = meta.value()?;
+    let expected = "write `non_exhaustive = \"error\"`: a value of a variant the mirror does not list converts to an error";
+    let lit: LitStr = value
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), expected))?;
+    if lit.value() != "error" {
+        return Err(syn::Error::new(
+            lit.span(),
+            format_args!("unknown decision `{}`; {expected}", lit.value()),
+        ));
+    }
+    Ok(Value::None)
 }
 
 /// `code = float` (a name stem, aliases included) or `code = 2`.

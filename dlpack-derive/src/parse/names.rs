@@ -151,7 +151,8 @@ pub(crate) fn data_type(code: u8, bits: u8, lanes: u16) -> String {
 fn written(sym: Sym) -> String {
     match sym.form() {
         Form::Flag => format!("`{sym}`"),
-        Form::CratePath => format!("`{sym} = \"…\"`"),
+        Form::CratePath | Form::TypePath => format!("`{sym} = \"…\"`"),
+        Form::Decision => format!("`{sym} = \"error\"`"),
         _ => format!("`{sym} = …`"),
     }
 }

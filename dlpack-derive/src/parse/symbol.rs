@@ -21,6 +21,9 @@ pub(crate) enum Sym {
     ExportOnly,
     Skip,
     Delegate,
+    Remote,
+    NonExhaustive,
+    ImplRemote,
 }
 
 /// What follows a key.
@@ -36,6 +39,10 @@ pub(crate) enum Form {
     CratePath,
     /// `= value` on an item, or nothing on a field, whose role it marks: `code`, `id`.
     ValueOrRole,
+    /// `= "path"` or `= path` of a type: `remote`.
+    TypePath,
+    /// `= "error"`, the one decision there is today: `non_exhaustive`.
+    Decision,
 }
 
 /// Where an option may be written.
@@ -58,7 +65,7 @@ pub(crate) enum Place {
 impl Sym {
     /// Every key, in the order messages list them: each derive's own keys, then the ones both
     /// take.
-    const ALL: [Sym; 13] = [
+    const ALL: [Sym; 16] = [
         Sym::Code,
         Sym::Bits,
         Sym::Lanes,
@@ -72,6 +79,9 @@ impl Sym {
         Sym::Skip,
         Sym::Delegate,
         Sym::Crate,
+        Sym::Remote,
+        Sym::NonExhaustive,
+        Sym::ImplRemote,
     ];
 
     /// The options `kind`'s derive takes, in the order messages list them. Which derive a key
@@ -98,6 +108,9 @@ impl Sym {
             Sym::ExportOnly => "export_only",
             Sym::Skip => "skip",
             Sym::Delegate => "delegate",
+            Sym::Remote => "remote",
+            Sym::NonExhaustive => "non_exhaustive",
+            Sym::ImplRemote => "impl_remote",
         }
     }
 
@@ -121,13 +134,17 @@ impl Sym {
             Sym::Code | Sym::Bits | Sym::Lanes | Sym::Id => Form::ValueOrRole,
             Sym::Element => Form::Type,
             Sym::IdWith | Sym::DeviceWith | Sym::ImportWith => Form::Path,
-            Sym::Default | Sym::ExportOnly | Sym::Skip | Sym::Delegate => Form::Flag,
+            Sym::Default | Sym::ExportOnly | Sym::Skip | Sym::Delegate | Sym::ImplRemote => {
+                Form::Flag
+            }
+            Sym::Remote => Form::TypePath,
+            Sym::NonExhaustive => Form::Decision,
         }
     }
 
     pub(crate) fn place(self) -> Place {
         match self {
-            Sym::Crate => Place::Type,
+            Sym::Crate | Sym::Remote | Sym::NonExhaustive | Sym::ImplRemote => Place::Type,
             Sym::Code | Sym::Bits | Sym::Lanes | Sym::Id => Place::ValueOrRole,
             Sym::Element | Sym::ImportWith | Sym::Default | Sym::ExportOnly => Place::Item,
             Sym::IdWith | Sym::DeviceWith => Place::ItemOrField,

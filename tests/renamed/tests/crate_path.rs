@@ -22,3 +22,39 @@ fn conversions_through_the_renamed_crate() {
     assert!(Raw::from_dlpack_data_type(DataType::F32.with_lanes(4)).is_err());
     assert_eq!(DType::F32.to_dlpack_data_type(), Some(DataType::F32));
 }
+
+/// Another crate's dtype, as seen from here.
+mod their_crate {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Precision {
+        Half,
+        Single,
+    }
+}
+
+/// A `remote` mirror whose conversions and `impl_remote` impls name dlpack-core only through
+/// `crate = "dlpack"` (`impl_remote` is allowed: the foreign type is this crate's).
+#[derive(Debug, PartialEq, DlpackDataType)]
+#[dlpack(crate = "dlpack", remote = "their_crate::Precision", impl_remote)]
+enum Precision {
+    #[dlpack("float16")]
+    Half,
+    #[dlpack("float32")]
+    Single,
+}
+
+#[test]
+fn remote_through_the_renamed_crate() {
+    assert_eq!(
+        Precision::from(&their_crate::Precision::Half).dlpack_data_type(),
+        Ok(DataType::F16)
+    );
+    assert_eq!(
+        from_dlpack::<their_crate::Precision>(&DataType::F32),
+        Ok(their_crate::Precision::Single)
+    );
+    assert_eq!(
+        their_crate::Precision::from(Precision::Half),
+        their_crate::Precision::Half
+    );
+}

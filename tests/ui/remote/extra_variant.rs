@@ -1,0 +1,16 @@
+use dlpack_core::DlpackDataType;
+
+#[derive(DlpackDataType)]
+#[dlpack(remote = "dlpack_tests::foreign::Precision")]
+enum Precision {
+    #[dlpack("float16")]
+    Half,
+    #[dlpack("float32")]
+    Single,
+    #[dlpack("float64")]
+    Double,
+    #[dlpack("bfloat16")]
+    Brain,
+}
+
+fn main() {}
