@@ -570,3 +570,24 @@ fn tensors_the_cpu_cannot_read_are_refused() {
          float6_e3m2fn, float4_e2m1fn, float8_e8m0fnu"
     );
 }
+
+/// The README's candle block is this bridge's module example (which runs as a doctest), line
+/// for line without the hidden ones, so that the README stays true.
+#[test]
+fn the_readme_shows_the_module_example() {
+    let readme = include_str!("../../README.md");
+    let section = &readme[readme.find("## candle and safetensors").unwrap()..];
+    let fence = "```rust,ignore\n";
+    let start = section.find(fence).unwrap() + fence.len();
+    let block = &section[start..start + section[start..].find("\n```").unwrap()];
+    let example: Vec<&str> = include_str!("../src/bridges/candle.rs")
+        .lines()
+        .map_while(|line| line.strip_prefix("//!"))
+        .map(|line| line.strip_prefix(' ').unwrap_or(line))
+        .skip_while(|line| *line != "```")
+        .skip(1)
+        .take_while(|line| *line != "```")
+        .filter(|line| !line.starts_with("# "))
+        .collect();
+    assert_eq!(block, example.join("\n"));
+}

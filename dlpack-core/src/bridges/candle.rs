@@ -65,7 +65,7 @@
 //! and candle treats two of them as different devices even for the same ordinal (an operation
 //! mixing their tensors fails with a device mismatch). Making one behind `from_dlpack` would
 //! hand out such strangers, so importing anything but `cpu` into a `Device` is refused
-//! ([`Error::UnsupportedDevice`](crate::Error::UnsupportedDevice)): make the device once with
+//! ([`Error::UnsupportedDevice`]): make the device once with
 //! candle's constructor and keep it, or convert to a `DeviceLocation`. (This bridge builds
 //! candle without its `cuda` and `metal` features, which stay yours to turn on.)
 //!
@@ -107,7 +107,7 @@
 //! Any host-readable DLPack tensor of a data type in the table becomes a new CPU tensor by a
 //! copy: one copy for a compact source, two for any other strides (negative and zero ones
 //! included: the source is first gathered into compact memory by
-//! [`ToDlpackTensor`](crate::tensor::ToDlpackTensor) for views). A tensor on a device the CPU
+//! [`ToDlpackTensor`] for views). A tensor on a device the CPU
 //! cannot read, or of another data type, is refused with the reason.
 
 use core::ffi::c_void;

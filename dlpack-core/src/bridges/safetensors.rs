@@ -1,4 +1,4 @@
-//! safetensors 0.8 (feature `safetensors`): [`Dtype`](::safetensors::Dtype) as a DLPack data
+//! safetensors 0.8 (feature `safetensors`): [`Dtype`] as a DLPack data
 //! type, and the tensors of a `.safetensors` file as read-only DLPack tensors over a buffer you
 //! own.
 //!
@@ -72,7 +72,7 @@
 //! binding writes as `F8_E4M3`), not DLPack's IEEE-like `float8_e4m3`; `F4`, `F6_*` and
 //! `F8_E8M0` are the OCP microscaling element types. The mapping is one-to-one, both ways.
 //! `Dtype` is `#[non_exhaustive]`: a variant a later safetensors adds has no DLPack data type
-//! here until this table names it (an [`Error::NoDataType`](crate::Error::NoDataType)).
+//! here until this table names it (an [`Error::NoDataType`]).
 
 use std::sync::Arc;
 
