@@ -446,8 +446,8 @@ fn share(tensor: Tensor, flags: Flags) -> Result<ManagedTensor, Error> {
                 &tensor,
                 dtype,
                 "candle stores this type packed, and packed elements have no byte address, so \
-                 only contiguous tensors are exported (`tensor.copy()` would not help: candle \
-                 copies these types byte by byte)",
+                 only contiguous tensors are exported (candle's `contiguous()` does not help: it \
+                 copies these types one byte per element)",
             ));
         }
         let start_bits = start.checked_mul(bits).ok_or_else(overflow)?;
