@@ -345,8 +345,13 @@ fn candle_error(err: candle_core::Error) -> Error {
 /// The first element of a CPU storage and its length, in elements (bytes for the raw-byte
 /// arms).
 fn storage_data(storage: &CpuStorage) -> (*const c_void, usize) {
-    fn raw<T>(data: &[T]) -> (*const c_void, usize) {
-        (data.as_ptr().cast(), data.len())
+    // `Vec::as_ptr`, not a slice's: it hands out the buffer pointer without making a
+    // reference to the elements, so the export does not hold a shared borrow of them that
+    // candle's next in-place write (through `&mut`) would invalidate. Reads after such a write
+    // are then defined; a read *during* one is what the module docs forbid.
+    #[allow(clippy::ptr_arg)]
+    fn raw<T>(data: &Vec<T>) -> (*const c_void, usize) {
+        (Vec::as_ptr(data).cast(), data.len())
     }
     match storage {
         CpuStorage::U8(v) => raw(v),
