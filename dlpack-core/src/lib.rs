@@ -129,8 +129,15 @@
 //!   a CUDA toolkit; needs Rust 1.88).
 //! - `pyo3`: the Python protocol (module `python`): `__dlpack__` and `from_dlpack` for tensors,
 //!   `__dlpack_data_type__` and `__dlpack_device__` for your own dtype and device types.
+//! - `candle`: `bridges::candle`: `candle_core::{DType, Device, DeviceLocation}` as DLPack values,
+//!   `candle_core::Tensor` exported without a copy and imported by one (candle needs Rust 1.87).
+//! - `safetensors`: `bridges::safetensors`: a `.safetensors` file's tensors as read-only DLPack
+//!   tensors over a buffer you own, and `safetensors::Dtype` as a DLPack value.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(any(feature = "candle", feature = "safetensors"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "candle", feature = "safetensors"))))]
+pub mod bridges;
 mod convert;
 #[cfg(feature = "cuda")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cuda")))]

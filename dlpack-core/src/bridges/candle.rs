@@ -1,0 +1,601 @@
+//! candle 0.11 (feature `candle`): `candle_core::{DType, Device, DeviceLocation}` as DLPack
+//! data types and devices, and `candle_core::Tensor` as a DLPack tensor both ways.
+//!
+//! ```
+//! use candle_core::{DType, Device, Tensor};
+//! use dlpack_core::{DataType, ManagedTensor, from_dlpack, tensor::{Flags, ToDlpackTensor}};
+//!
+//! let t = Tensor::arange(0_u32, 6, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
+//!
+//! // Export: no copy, read-only, candle's strides as they are.
+//! let exported = t.t().unwrap().to_dlpack_tensor()?;
+//! let view = exported.view()?;
+//! assert_eq!((view.shape(), view.strides()), (&[3, 2][..], &[1, 3][..]));
+//! assert_eq!(exported.flags(), Flags::READ_ONLY);
+//! assert_eq!(view.to_vec::<u32>()?, [0, 3, 1, 4, 2, 5]);
+//!
+//! // Import: a copy into a new candle tensor, from any DLPack tensor.
+//! let other = ManagedTensor::from_vec(vec![1.5_f32, 2.5], &[2])?;
+//! let back: Tensor = from_dlpack(&other)?;
+//! assert_eq!(back.to_vec1::<f32>().unwrap(), [1.5, 2.5]);
+//!
+//! // The dtype and the device, through the same dispatcher.
+//! assert_eq!(from_dlpack::<DType>(&DataType::BF16)?, DType::BF16);
+//! assert_eq!(from_dlpack::<DataType>(&DType::F8E4M3)?, DataType::FLOAT8_E4M3FN);
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
+//!
+//! # Data types
+//!
+//! | `candle_core::DType` | DLPack | | `candle_core::DType` | DLPack |
+//! |---|---|---|---|---|
+//! | `U8` | `uint8` | | `F16` | `float16` |
+//! | `U32` | `uint32` | | `BF16` | `bfloat16` |
+//! | `I16` | `int16` | | `F32` | `float32` |
+//! | `I32` | `int32` | | `F64` | `float64` |
+//! | `I64` | `int64` | | `F8E4M3` | `float8_e4m3fn` (code 10) |
+//! | `F8E8M0` | `float8_e8m0fnu` | | `F4` | `float4_e2m1fn`, packed |
+//! | `F6E2M3` | `float6_e2m3fn`, packed | | `F6E3M2` | `float6_e3m2fn`, packed |
+//!
+//! The mapping is one-to-one, both ways; any other DLPack data type (`bool`, `int8`, `uint16`,
+//! complex, several lanes, …) is refused on import with an error listing these.
+//!
+//! - `F8E4M3` is the `float8` crate's `F8E4M3`, the OCP format with no infinities and one NaN
+//!   pattern: DLPack's `float8_e4m3fn` (code 10), not the IEEE-like `float8_e4m3` (code 8).
+//! - `F8E8M0` is the OCP scale format: no sign, no zero, one NaN: `float8_e8m0fnu`.
+//! - `F4`, `F6E2M3`, `F6E3M2` are the OCP microscaling element types. candle keeps them as
+//!   raw bytes exactly as it received them: `Tensor::from_raw_buffer` and candle's safetensors
+//!   loader copy the file's bytes, and safetensors packs these types (two `F4` per byte, four
+//!   `F6` in three bytes), while the layout counts elements. So they are **packed**, DLPack's
+//!   default, and exported without `IS_SUBBYTE_TYPE_PADDED`. Packed elements have no byte
+//!   address, so only a contiguous tensor whose first element starts a byte is exported (the
+//!   others are refused, with the reason); on import, a padded tensor (one element per byte,
+//!   in the low bits) is packed for candle.
+//!
+//! # Devices
+//!
+//! | candle | DLPack | `Device` from DLPack | `DeviceLocation` from DLPack |
+//! |---|---|---|---|
+//! | `Cpu` | `cpu` | `Device::Cpu` | `Cpu` |
+//! | `Cuda`, `gpu_id` n | `cuda:n` | refused | `Cuda { gpu_id: n }` |
+//! | `Metal`, `gpu_id` n | `metal:n` | refused | `Metal { gpu_id: n }` |
+//!
+//! [`DeviceLocation`] is a plain description and converts both ways. A candle [`Device`] is
+//! more: `Device::new_cuda(n)` makes a *new* CUDA context and stream each time it is called,
+//! and candle treats two of them as different devices even for the same ordinal (an operation
+//! mixing their tensors fails with a device mismatch). Making one behind `from_dlpack` would
+//! hand out such strangers, so importing anything but `cpu` into a `Device` is refused
+//! ([`Error::UnsupportedDevice`]): make the device once with
+//! candle's constructor and keep it, or convert to a `DeviceLocation`. (This bridge builds
+//! candle without its `cuda` and `metal` features, which stay yours to turn on.)
+//!
+//! # Export: `ToDlpackTensor for Tensor`
+//!
+//! A CPU tensor is exported **without a copy**, for every `CpuStorage` arm: the tensor's
+//! storage with candle's layout as it is: shape, strides (stride 0 of `broadcast_as`
+//! included), and `start_offset` as the byte offset. The export keeps a clone of the `Tensor`
+//! (a reference count), so the storage lives as long as the DLPack tensor, on any thread. It
+//! is flagged `READ_ONLY`: candle's storage is shared by every tensor made from it without a
+//! copy, so a consumer may not write it. Tensors on other devices are refused: move them with
+//! `to_device(&Device::Cpu)` first.
+//!
+//! ## candle's in-place writes
+//!
+//! candle lets any holder of a tensor write its storage in place through a shared reference:
+//! `Var::set`, `slice_set` (KV caches), `zero_set`/`one_set`/`const_set`, `scatter_set`, and
+//! in-place custom ops. The policy:
+//!
+//! - **Variables are exported as a copy.** A tensor for which `is_variable()` holds (a
+//!   [`Var`](candle_core::Var)'s tensor) is the one training overwrites, so it is exported as
+//!   a snapshot (candle's own `copy`, taken under candle's lock), flagged
+//!   `IS_COPIED | READ_ONLY`: a later `Var::set` does not reach it.
+//! - **Every other tensor is shared**, and an in-place write to its storage while the export
+//!   lives *is seen by the consumer*: `READ_ONLY` binds the consumer, and candle cannot be
+//!   stopped from writing (its lock guard cannot be held by an export: it borrows the tensor
+//!   and is not `Send`, and holding it would hang the writer, on this thread for ever).
+//!   Views of a variable (`narrow`, `t()`, `i(..)`) are not variables themselves and share
+//!   its storage, so `Var::set` shows through their exports.
+//! - **Your part:** do not write a tensor's storage in place while an export of it (or of a
+//!   view sharing its storage) lives and is being read: such a write races with the reader,
+//!   and a Rust reader holding `view.as_slice()` across it breaks Rust's aliasing rules. An
+//!   in-place custom op that *replaces* the `CpuStorage` (assigns a new `Vec`) frees the
+//!   memory the export points to. When in doubt, export `tensor.copy()?`, which owns its
+//!   storage alone.
+//!
+//! # Import: `FromDlpackTensor for Tensor`
+//!
+//! Any host-readable DLPack tensor of a data type in the table becomes a new CPU tensor by a
+//! copy: one copy for a compact source, two for any other strides (negative and zero ones
+//! included: the source is first gathered into compact memory by
+//! [`ToDlpackTensor`] for views). A tensor on a device the CPU
+//! cannot read, or of another data type, is refused with the reason.
+
+use core::ffi::c_void;
+
+use candle_core::{CpuStorage, DType, Device as CandleDevice, DeviceLocation, Storage, Tensor};
+
+use crate::__private as kind;
+use crate::ffi::DLDeviceType;
+use crate::set::{DataTypeSet, DeviceRange, DeviceSet};
+use crate::tensor::{Flags, FromDlpackTensor, TensorOwner, TensorParts, ToDlpackTensor};
+use crate::{DataType, Device, DlpackDataType, DlpackDevice, Error, ManagedTensor};
+
+// ---- candle_core::DType <-> DataType: the whole mapping, one table for both directions. ----
+// Kept in this one block so that a `remote` derive can replace it as a unit.
+
+/// The table in the module docs, in candle's variant order.
+const DTYPES: [(DType, DataType); 14] = [
+    (DType::U8, DataType::U8),
+    (DType::U32, DataType::U32),
+    (DType::I16, DataType::I16),
+    (DType::I32, DataType::I32),
+    (DType::I64, DataType::I64),
+    (DType::BF16, DataType::BF16),
+    (DType::F16, DataType::F16),
+    (DType::F32, DataType::F32),
+    (DType::F64, DataType::F64),
+    (DType::F8E4M3, DataType::FLOAT8_E4M3FN),
+    (DType::F6E2M3, DataType::FLOAT6_E2M3FN),
+    (DType::F6E3M2, DataType::FLOAT6_E3M2FN),
+    (DType::F4, DataType::FLOAT4_E2M1FN),
+    (DType::F8E8M0, DataType::FLOAT8_E8M0FNU),
+];
+
+/// Every DLPack data type of the table.
+const DATA_TYPES: DataTypeSet = {
+    let mut set = DataTypeSet::EMPTY;
+    let mut i = 0;
+    while i < DTYPES.len() {
+        set = set.with(DTYPES[i].1);
+        i += 1;
+    }
+    set
+};
+
+/// `candle_core::DType` by the table in the [module docs](self#data-types): one-to-one, both
+/// ways.
+///
+/// ```
+/// use candle_core::DType;
+/// use dlpack_core::{DataType, DlpackDataType, from_dlpack};
+///
+/// assert_eq!(DType::F8E4M3.dlpack_data_type()?, DataType::FLOAT8_E4M3FN);
+/// assert_eq!(from_dlpack::<DType>(&DataType::F16)?, DType::F16);
+/// let err = from_dlpack::<DType>(&DataType::BOOL).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "candle_core::DType has no DLPack data type for bool; it supports: uint8, uint32, int16, \
+///      int32, int64, bfloat16, float16, float32, float64, float8_e4m3fn, float6_e2m3fn, \
+///      float6_e3m2fn, float4_e2m1fn, float8_e8m0fnu"
+/// );
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+impl DlpackDataType for DType {
+    const PRODUCES: DataTypeSet = DATA_TYPES;
+    const ACCEPTS: DataTypeSet = DATA_TYPES;
+
+    fn dlpack_data_type(&self) -> Result<DataType, Error> {
+        match DTYPES.iter().find(|(dtype, _)| dtype == self) {
+            Some(&(_, data_type)) => Ok(data_type),
+            // `DType` is `#[non_exhaustive]`: a variant a later candle adds.
+            None => Err(Error::NoDataType {
+                type_name: "candle_core::DType",
+                value: self.as_str(),
+            }),
+        }
+    }
+
+    fn from_dlpack_data_type(data_type: DataType) -> Result<Self, Error> {
+        match DTYPES.iter().find(|(_, dt)| *dt == data_type) {
+            Some(&(dtype, _)) => Ok(dtype),
+            None => Err(Error::UnsupportedDataType {
+                type_name: "candle_core::DType",
+                data_type,
+                supported: DATA_TYPES.iter().collect(),
+            }),
+        }
+    }
+}
+
+// The tag `from_dlpack` dispatches on, as `#[derive(DlpackDataType)]` emits it.
+#[doc(hidden)]
+impl kind::SourceKind for DType {
+    type Kind = kind::DataTypeKind;
+}
+
+#[doc(hidden)]
+impl kind::TargetKind for DType {
+    type Kind = kind::DataTypeKind;
+}
+
+// ---- candle_core::DeviceLocation and Device <-> DLPack Device: the whole mapping. ----
+// Kept in this one block so that a `remote` derive can replace it as a unit.
+
+/// cpu, cuda:<id>, metal:<id>: what a candle device or location can be.
+const LOCATIONS: DeviceSet = DeviceSet::EMPTY
+    .with(DeviceRange::one(Device::CPU))
+    .with(DeviceRange::every(DLDeviceType::CUDA))
+    .with(DeviceRange::every(DLDeviceType::METAL));
+
+/// What `Device::from_dlpack_device` makes: the CPU alone.
+const HOST: DeviceSet = DeviceSet::EMPTY.with(DeviceRange::one(Device::CPU));
+
+/// The DLPack device of a location: an error for an ordinal above `i32::MAX`.
+fn location_to_dlpack(location: &DeviceLocation, type_name: &'static str) -> Result<Device, Error> {
+    let (device_type, gpu_id) = match *location {
+        DeviceLocation::Cpu => return Ok(Device::CPU),
+        DeviceLocation::Cuda { gpu_id } => (DLDeviceType::CUDA, gpu_id),
+        DeviceLocation::Metal { gpu_id } => (DLDeviceType::METAL, gpu_id),
+    };
+    match i32::try_from(gpu_id) {
+        Ok(id) => Ok(Device::new(device_type, id)),
+        Err(_) => Err(Error::DeviceIdOutOfRange {
+            type_name,
+            id: gpu_id as i128,
+            min: 0,
+            max: i32::MAX.into(),
+        }),
+    }
+}
+
+/// `candle_core::DeviceLocation` by the table in the [module docs](self#devices): `cpu`,
+/// `cuda:n`, `metal:n`, both ways.
+///
+/// ```
+/// use candle_core::DeviceLocation;
+/// use dlpack_core::{Device, DlpackDevice, from_dlpack};
+///
+/// assert_eq!(DeviceLocation::Metal { gpu_id: 1 }.dlpack_device()?, Device::metal(1));
+/// assert_eq!(from_dlpack::<DeviceLocation>(&Device::cuda(3))?, DeviceLocation::Cuda { gpu_id: 3 });
+/// assert!(from_dlpack::<DeviceLocation>(&Device::rocm(0)).is_err());
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+impl DlpackDevice for DeviceLocation {
+    const PRODUCES: DeviceSet = LOCATIONS;
+    const ACCEPTS: DeviceSet = LOCATIONS;
+
+    fn dlpack_device(&self) -> Result<Device, Error> {
+        location_to_dlpack(self, "candle_core::DeviceLocation")
+    }
+
+    fn from_dlpack_device(device: Device) -> Result<Self, Error> {
+        let type_name = "candle_core::DeviceLocation";
+        let gpu_id = || {
+            usize::try_from(device.device_id).map_err(|_| Error::DeviceIdOutOfRange {
+                type_name,
+                id: device.device_id.into(),
+                min: 0,
+                max: i32::MAX.into(),
+            })
+        };
+        match device.device_type {
+            DLDeviceType::CPU => Ok(DeviceLocation::Cpu),
+            DLDeviceType::CUDA => Ok(DeviceLocation::Cuda { gpu_id: gpu_id()? }),
+            DLDeviceType::METAL => Ok(DeviceLocation::Metal { gpu_id: gpu_id()? }),
+            _ => Err(Error::UnsupportedDevice {
+                type_name,
+                device,
+                supported: LOCATIONS.iter().collect(),
+            }),
+        }
+    }
+}
+
+/// `candle_core::Device`: exported as its location; imported for `cpu` only, since a candle
+/// CUDA or Metal device is a context of its own that `from_dlpack` must not make behind your
+/// back (see the [module docs](self#devices)).
+///
+/// ```
+/// use candle_core::Device as CandleDevice;
+/// use dlpack_core::{Device, DlpackDevice, from_dlpack};
+///
+/// assert_eq!(CandleDevice::Cpu.dlpack_device()?, Device::CPU);
+/// assert!(from_dlpack::<CandleDevice>(&Device::CPU)?.is_cpu());
+/// let err = from_dlpack::<CandleDevice>(&Device::cuda(0)).unwrap_err();
+/// assert_eq!(err.to_string(), "candle_core::Device has no DLPack device for cuda:0; it supports: cpu");
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+impl DlpackDevice for CandleDevice {
+    const PRODUCES: DeviceSet = LOCATIONS;
+    const ACCEPTS: DeviceSet = HOST;
+
+    fn dlpack_device(&self) -> Result<Device, Error> {
+        location_to_dlpack(&self.location(), "candle_core::Device")
+    }
+
+    fn from_dlpack_device(device: Device) -> Result<Self, Error> {
+        if device.device_type == DLDeviceType::CPU {
+            return Ok(CandleDevice::Cpu);
+        }
+        Err(Error::UnsupportedDevice {
+            type_name: "candle_core::Device",
+            device,
+            supported: HOST.iter().collect(),
+        })
+    }
+}
+
+#[doc(hidden)]
+impl kind::SourceKind for DeviceLocation {
+    type Kind = kind::DeviceKind;
+}
+
+#[doc(hidden)]
+impl kind::TargetKind for DeviceLocation {
+    type Kind = kind::DeviceKind;
+}
+
+#[doc(hidden)]
+impl kind::SourceKind for CandleDevice {
+    type Kind = kind::DeviceKind;
+}
+
+#[doc(hidden)]
+impl kind::TargetKind for CandleDevice {
+    type Kind = kind::DeviceKind;
+}
+
+// ---- Tensors. ----
+
+/// A candle error, as this crate's.
+fn candle_error(err: candle_core::Error) -> Error {
+    Error::msg(format_args!("candle: {err}"))
+}
+
+/// The first element of a CPU storage and its length, in elements (bytes for the raw-byte
+/// arms).
+fn storage_data(storage: &CpuStorage) -> (*const c_void, usize) {
+    // `Vec::as_ptr`, not a slice's: it hands out the buffer pointer without making a
+    // reference to the elements, so the export does not hold a shared borrow of them that
+    // candle's next in-place write (through `&mut`) would invalidate. Reads after such a write
+    // are then defined; a read *during* one is what the module docs forbid.
+    #[allow(clippy::ptr_arg)]
+    fn raw<T>(data: &Vec<T>) -> (*const c_void, usize) {
+        (Vec::as_ptr(data).cast(), data.len())
+    }
+    match storage {
+        CpuStorage::U8(v) => raw(v),
+        CpuStorage::U32(v) => raw(v),
+        CpuStorage::I16(v) => raw(v),
+        CpuStorage::I32(v) => raw(v),
+        CpuStorage::I64(v) => raw(v),
+        CpuStorage::BF16(v) => raw(v),
+        CpuStorage::F16(v) => raw(v),
+        CpuStorage::F32(v) => raw(v),
+        CpuStorage::F64(v) => raw(v),
+        CpuStorage::F8E4M3(v) => raw(v),
+        CpuStorage::F6E2M3(v)
+        | CpuStorage::F6E3M2(v)
+        | CpuStorage::F4(v)
+        | CpuStorage::F8E8M0(v) => raw(v),
+    }
+}
+
+/// An exported candle tensor: a clone of the `Tensor` keeps its storage alive.
+struct Shared {
+    tensor: Tensor,
+    /// The start of the storage's `Vec`, read under candle's lock.
+    data: *const c_void,
+    dtype: DataType,
+    byte_offset: u64,
+    /// Packed sub-byte elements: compact row-major, so no strides are given.
+    packed: bool,
+    flags: Flags,
+}
+
+// SAFETY: `data` points into the storage that `tensor` keeps alive, and is only read through
+// (the export is READ_ONLY); `Tensor` itself is `Send`.
+unsafe impl Send for Shared {}
+
+// SAFETY: `to_dlpack_tensor` checked, under candle's lock, that the layout's every element
+// lies inside the storage `data` starts (`start_offset` included); the storage is neither freed
+// nor moved while `tensor` lives (candle never reallocates a storage in its own operations; the
+// module docs name what user code must not do), and the export is READ_ONLY. Every call gives
+// the same answer: a candle tensor's layout never changes.
+unsafe impl TensorOwner for Shared {
+    fn describe(&mut self) -> TensorParts<'_> {
+        let parts = TensorParts::new(
+            self.data.cast_mut(),
+            Device::CPU,
+            self.dtype,
+            self.tensor.dims(),
+        )
+        .with_byte_offset(self.byte_offset)
+        .with_flags(self.flags);
+        if self.packed {
+            parts
+        } else {
+            parts.with_strides(self.tensor.stride())
+        }
+    }
+}
+
+/// The reason a candle layout cannot be exported as it is.
+fn refuse(tensor: &Tensor, dtype: DataType, what: impl core::fmt::Display) -> Error {
+    Error::msg(format_args!(
+        "a candle {dtype} tensor of shape {:?}, strides {:?} and start offset {} cannot be \
+         exported: {what}",
+        tensor.dims(),
+        tensor.stride(),
+        tensor.layout().start_offset()
+    ))
+}
+
+/// Exports `tensor`'s storage as it is, with `flags`.
+fn share(tensor: Tensor, flags: Flags) -> Result<ManagedTensor, Error> {
+    let dtype = tensor.dtype().dlpack_data_type()?;
+    let (data, len) = {
+        let (storage, _) = tensor.storage_and_layout();
+        match &*storage {
+            Storage::Cpu(cpu) => storage_data(cpu),
+            _ => {
+                return Err(Error::msg(format_args!(
+                    "a candle tensor on {:?} cannot be exported: this bridge exports CPU \
+                     tensors; copy it with `tensor.to_device(&Device::Cpu)` first",
+                    tensor.device().location()
+                )));
+            }
+        }
+    };
+    let layout = tensor.layout();
+    let start = layout.start_offset();
+    let overflow = || refuse(&tensor, dtype, "its extent overflows usize");
+    let mut count = 1_usize;
+    for &dim in layout.dims() {
+        count = count.checked_mul(dim).ok_or_else(overflow)?;
+    }
+    let bits = dtype.size_in_bits() as usize;
+    let (byte_offset, packed) = if bits < 8 {
+        if !layout.is_contiguous() {
+            return Err(refuse(
+                &tensor,
+                dtype,
+                "candle stores this type packed, and packed elements have no byte address, so \
+                 only contiguous tensors are exported (candle's `contiguous()` does not help: it \
+                 copies these types one byte per element)",
+            ));
+        }
+        let start_bits = start.checked_mul(bits).ok_or_else(overflow)?;
+        if start_bits % 8 != 0 {
+            return Err(refuse(
+                &tensor,
+                dtype,
+                format_args!("its first element starts at bit {start_bits}, not on a byte"),
+            ));
+        }
+        let end = start.checked_add(count).ok_or_else(overflow)?;
+        let needed = dtype.packed_size(end).ok_or_else(overflow)?;
+        if count > 0 && needed > len {
+            return Err(refuse(
+                &tensor,
+                dtype,
+                format_args!("it needs {needed} packed bytes, and its storage has {len}"),
+            ));
+        }
+        (start_bits / 8, true)
+    } else {
+        if count > 0 {
+            let mut last = start;
+            for (&dim, &stride) in layout.dims().iter().zip(layout.stride()) {
+                let reach = (dim - 1).checked_mul(stride).ok_or_else(overflow)?;
+                last = last.checked_add(reach).ok_or_else(overflow)?;
+            }
+            if last >= len {
+                return Err(refuse(
+                    &tensor,
+                    dtype,
+                    format_args!("it reaches element {last}, and its storage has {len}"),
+                ));
+            }
+        }
+        let byte_offset = start.checked_mul(dtype.itemsize()).ok_or_else(overflow)?;
+        (byte_offset, false)
+    };
+    ManagedTensor::from_owner(Shared {
+        tensor,
+        data,
+        dtype,
+        byte_offset: byte_offset as u64,
+        packed,
+        flags,
+    })
+}
+
+/// A CPU tensor without a copy, `READ_ONLY`; a variable as a snapshot, `IS_COPIED |
+/// READ_ONLY`. See the [module docs](self#export-todlpacktensor-for-tensor) for the policy on
+/// candle's in-place writes.
+///
+/// ```
+/// use candle_core::{Device, Tensor, Var};
+/// use dlpack_core::tensor::{Flags, ToDlpackTensor};
+///
+/// // A broadcast row: stride 0 along the new axis, no copy.
+/// let row = Tensor::new(&[1_i64, 2, 3], &Device::Cpu).unwrap();
+/// let wide = row.broadcast_as((2, 3)).unwrap().to_dlpack_tensor()?;
+/// assert_eq!(wide.view()?.strides(), [0, 1]);
+/// assert_eq!(wide.view()?.to_vec::<i64>()?, [1, 2, 3, 1, 2, 3]);
+///
+/// // A variable is exported as a snapshot: training's `set` does not reach it.
+/// let var = Var::new(&[0.5_f32, 1.5], &Device::Cpu).unwrap();
+/// let snapshot = var.as_tensor().to_dlpack_tensor()?;
+/// var.set(&Tensor::new(&[9_f32, 9.], &Device::Cpu).unwrap()).unwrap();
+/// assert_eq!(snapshot.flags(), Flags::IS_COPIED | Flags::READ_ONLY);
+/// assert_eq!(snapshot.view()?.as_slice::<f32>()?, [0.5, 1.5]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+impl ToDlpackTensor for Tensor {
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        if self.is_variable() {
+            let snapshot = self.copy().map_err(candle_error)?;
+            return share(snapshot, Flags::IS_COPIED | Flags::READ_ONLY);
+        }
+        share(self.clone(), Flags::READ_ONLY)
+    }
+}
+
+/// Packs padded sub-byte elements (one per byte, in the low `bits` bits) little bit-endian, as
+/// candle stores them: an error naming the first byte with bits above the element's.
+fn pack(padded: &[u8], dtype: DataType) -> Result<Vec<u8>, Error> {
+    let bits = dtype.size_in_bits() as usize;
+    let mask = (1_u16 << bits) - 1;
+    let len = dtype.packed_size(padded.len()).unwrap_or(usize::MAX);
+    let mut packed = vec![0_u8; len];
+    for (i, &byte) in padded.iter().enumerate() {
+        let value = u16::from(byte);
+        if value & !mask != 0 {
+            return Err(Error::msg(format_args!(
+                "a padded {dtype} element holds its value in the low {bits} bits; element {i} \
+                 is {byte:#04x}"
+            )));
+        }
+        let bit = i * bits;
+        let word = value << (bit % 8);
+        packed[bit / 8] |= word as u8;
+        if bit % 8 + bits > 8 {
+            packed[bit / 8 + 1] |= (word >> 8) as u8;
+        }
+    }
+    Ok(packed)
+}
+
+/// A new CPU tensor holding a copy of any host-readable DLPack tensor of a data type in the
+/// [table](self#data-types), whatever its strides.
+///
+/// ```
+/// use candle_core::Tensor;
+/// use dlpack_core::{DataType, ManagedTensor, from_dlpack};
+///
+/// let tensor = ManagedTensor::from_vec(vec![1_u8, 2, 3, 4, 5, 6], &[2, 3])?;
+/// let t: Tensor = from_dlpack(&tensor)?;
+/// assert_eq!(t.to_vec2::<u8>().unwrap(), [[1, 2, 3], [4, 5, 6]]);
+///
+/// let err = from_dlpack::<Tensor>(&vec![true, false]).unwrap_err();
+/// assert!(err.to_string().starts_with("candle_core::DType has no DLPack data type for bool"));
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+impl FromDlpackTensor for Tensor {
+    fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+        let view = tensor.view()?;
+        let dtype = DType::from_dlpack_data_type(view.dtype())?;
+        // Validated: every dimension is non-negative and their product fits `isize`.
+        let shape: Vec<usize> = view.shape().iter().map(|&d| d as usize).collect();
+        let compact;
+        let view = if view.is_contiguous() {
+            view
+        } else {
+            compact = view.to_dlpack_tensor()?;
+            compact.view()?
+        };
+        let bytes = view.as_bytes()?;
+        let repacked;
+        let bytes = if view.dtype().size_in_bits() < 8
+            && view.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED)
+        {
+            repacked = pack(bytes, view.dtype())?;
+            &repacked[..]
+        } else {
+            bytes
+        };
+        Tensor::from_raw_buffer(bytes, dtype, &shape, &CandleDevice::Cpu).map_err(candle_error)
+    }
+}

@@ -1,0 +1,126 @@
+//! Bridges to other crates' types, one file per crate, each behind the feature of that crate's
+//! name.
+//!
+//! - [`candle`] (feature `candle`): `candle_core::{DType, Device, DeviceLocation}` as DLPack
+//!   values, and `candle_core::Tensor` exported without a copy and imported by one.
+//! - [`safetensors`] (feature `safetensors`): `safetensors::Dtype` as a DLPack value, and the
+//!   tensors of a `.safetensors` file as read-only DLPack tensors over a buffer you own.
+//!
+//! A bridge uses only the crate's public API ([`ManagedTensor`](crate::ManagedTensor),
+//! [`TensorOwner`](crate::tensor::TensorOwner), the protocol traits), so a new framework is a new
+//! file here and nothing else. The byte-buffer owner below is shared by the file formats: a
+//! second format (GGUF, `.npy`) needs only its header parser.
+//!
+//! ```
+//! # #[cfg(feature = "safetensors")] {
+//! use std::sync::Arc;
+//! use dlpack_core::{DataType, bridges::safetensors::Tensors};
+//!
+//! let file = ::safetensors::serialize(
+//!     [("w", ::safetensors::tensor::TensorView::new(::safetensors::Dtype::U8, vec![2], &[1, 2]).unwrap())],
+//!     None,
+//! ).unwrap();
+//! let tensors = Tensors::new(Arc::new(file))?;
+//! assert_eq!(tensors.get("w")?.view()?.dtype(), DataType::U8);
+//! # }
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
+
+#[cfg(feature = "candle")]
+#[cfg_attr(docsrs, doc(cfg(feature = "candle")))]
+pub mod candle;
+#[cfg(feature = "safetensors")]
+#[cfg_attr(docsrs, doc(cfg(feature = "safetensors")))]
+pub mod safetensors;
+
+#[cfg(feature = "safetensors")]
+pub(crate) use bytes::SharedBytes;
+
+/// A tensor that lies in a byte buffer shared through an `Arc`: what a file format's bridge
+/// exports for each tensor of a file it has parsed.
+#[cfg(feature = "safetensors")]
+mod bytes {
+    use core::ffi::c_void;
+    use std::sync::Arc;
+
+    use crate::tensor::{Flags, TensorOwner, TensorParts, ToDlpackTensor};
+    use crate::{DataType, Device, Error, ManagedTensor};
+
+    /// `len` bytes at `offset` in `buffer`, read as a compact row-major tensor of `dtype` and
+    /// `shape`.
+    pub(crate) struct SharedBytes<B: ?Sized> {
+        /// Keeps the bytes alive and unmoved; never mutated through (`Arc` gives no `&mut`
+        /// while this clone exists).
+        _buffer: Arc<B>,
+        /// The start of the buffer, as `AsRef` gave it once: an implementation may give a
+        /// different slice on a second call, so the export never asks again.
+        base: *const u8,
+        offset: usize,
+        dtype: DataType,
+        shape: Vec<usize>,
+    }
+
+    // SAFETY: `base` points into `buffer`, which the owner keeps alive; the bytes are only
+    // read (the export is READ_ONLY), and `Arc<B>` is `Send` for `B: Send + Sync`.
+    unsafe impl<B: ?Sized + Send + Sync> Send for SharedBytes<B> {}
+
+    // SAFETY: the bytes `offset..offset + len` of the buffer, checked to lie inside it by
+    // `export`, hold the tensor's elements; they stay where they are while the `Arc` lives
+    // (nothing gets `&mut B` while a clone exists), and READ_ONLY forbids consumers to write
+    // them. Every call gives the same answer.
+    unsafe impl<B: ?Sized + AsRef<[u8]> + Send + Sync + 'static> TensorOwner for SharedBytes<B> {
+        fn describe(&mut self) -> TensorParts<'_> {
+            TensorParts::new(
+                self.base.cast_mut().cast::<c_void>(),
+                Device::CPU,
+                self.dtype,
+                &self.shape,
+            )
+            .with_byte_offset(self.offset as u64)
+            .with_flags(Flags::READ_ONLY)
+        }
+    }
+
+    impl<B: ?Sized + AsRef<[u8]> + Send + Sync + 'static> SharedBytes<B> {
+        /// The tensor of `dtype` and `shape` in `buffer[offset..offset + len]`: shared and
+        /// `READ_ONLY` when its first element is aligned for `dtype` (a power-of-two
+        /// `itemsize`, at most 8), else a copy into aligned memory flagged `IS_COPIED`, since
+        /// typed readers (a Rust slice, a NumPy ufunc) need the alignment. `len` must be the
+        /// tensor's packed byte size; the caller has checked that.
+        pub(crate) fn export(
+            buffer: &Arc<B>,
+            offset: usize,
+            len: usize,
+            dtype: DataType,
+            shape: &[usize],
+        ) -> Result<ManagedTensor, Error> {
+            let bytes = (**buffer).as_ref();
+            let inside = offset
+                .checked_add(len)
+                .is_some_and(|end| end <= bytes.len());
+            if !inside {
+                return Err(Error::msg(format_args!(
+                    "a tensor at bytes {offset}..{} lies outside the buffer of {} bytes",
+                    offset.saturating_add(len),
+                    bytes.len()
+                )));
+            }
+            let base = bytes.as_ptr();
+            let owner = SharedBytes {
+                _buffer: Arc::clone(buffer),
+                base,
+                offset,
+                dtype,
+                shape: shape.to_vec(),
+            };
+            let tensor = ManagedTensor::from_owner(owner)?;
+            let align = dtype.itemsize().clamp(1, 8);
+            if base.addr().wrapping_add(offset) % align == 0 {
+                Ok(tensor)
+            } else {
+                // The compact copy lands in 64-byte-aligned memory.
+                tensor.view()?.to_dlpack_tensor()
+            }
+        }
+    }
+}
