@@ -83,7 +83,8 @@
 //! their own reasons ([`TensorError`](tensor::TensorError), `CudaError`, the grammar's errors),
 //! and the public functions convert them to [`Error`]; since [`Error`] carries those reasons,
 //! `error.rs` names `tensor/error.rs` and `cuda/error.rs`, the one place where the map below
-//! is crossed upward.
+//! is crossed upward. (`assert_convertible!`, in `convert`, names `$crate::__private` only in
+//! the code it expands to, which runs in the caller's crate.)
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)

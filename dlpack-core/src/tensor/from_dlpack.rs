@@ -363,3 +363,67 @@ impl<T: Element> FromDlpackTensor for Vec<T> {
         tensor.view()?.to_vec()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::DLDataTypeCode;
+    use crate::tensor::TensorOwner;
+
+    /// Bytes described as `dtype` with `shape`, `strides` and `flags`.
+    struct Described {
+        bytes: Vec<u8>,
+        dtype: DataType,
+        shape: Vec<usize>,
+        strides: Vec<i64>,
+        flags: Flags,
+    }
+
+    // SAFETY: the Vec holds every byte the shapes and strides of the tests reach, owned alone.
+    unsafe impl TensorOwner for Described {
+        fn describe(&mut self) -> TensorParts<'_> {
+            TensorParts::new(
+                self.bytes.as_mut_ptr().cast(),
+                Device::CPU,
+                self.dtype,
+                &self.shape[..],
+            )
+            .with_strides(&self.strides)
+            .with_flags(self.flags)
+        }
+    }
+
+    /// The copy `to_dlpack_tensor` makes follows the one flag rule of the host copy: padded
+    /// sub-byte elements stay padded (and flagged), byte-wide ones drop the flag.
+    #[test]
+    fn a_copy_keeps_the_padding_its_bytes_still_have() {
+        let int4 = DataType::new(DLDataTypeCode::INT, 4, 1);
+        let padded = Described {
+            bytes: vec![1, 9, 2, 9, 3, 9],
+            dtype: int4,
+            shape: vec![3],
+            strides: vec![2],
+            flags: Flags::IS_SUBBYTE_TYPE_PADDED | Flags::READ_ONLY,
+        };
+        let tensor = ManagedTensor::from_owner(padded).unwrap();
+        let copy = tensor.to_dlpack_tensor().unwrap();
+        assert_eq!(
+            copy.flags(),
+            Flags::IS_COPIED | Flags::IS_SUBBYTE_TYPE_PADDED
+        );
+        assert_eq!(copy.view().unwrap().as_bytes().unwrap(), [1, 2, 3]);
+        let bytes = Described {
+            bytes: vec![1, 9, 2, 9],
+            dtype: DataType::I8,
+            shape: vec![2],
+            strides: vec![2],
+            flags: Flags::IS_SUBBYTE_TYPE_PADDED,
+        };
+        let tensor = ManagedTensor::from_owner(bytes).unwrap();
+        let copy = tensor.to_dlpack_tensor().unwrap();
+        assert_eq!(copy.flags(), Flags::IS_COPIED);
+        assert_eq!(copy.view().unwrap().as_slice::<i8>().unwrap(), [1, 2]);
+        // So the copy of a byte-wide tensor goes to a legacy consumer, which cannot say padding.
+        assert!(copy.into_legacy().is_ok());
+    }
+}
