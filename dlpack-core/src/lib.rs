@@ -75,20 +75,21 @@
 //!
 //! Each module uses only the ones on lines below its own, and CI holds the crate to it
 //! (`.ci/check-cycles.py` fails on an import cycle between two files, and checks the maps):
-//! [`ffi`] (the C structs and codes) depends on nothing; the value types ([`DataType`],
-//! [`Device`], [`set`], [`Error`]) stand on it; [`tensor`] on them; `from_dlpack` and the
-//! traits (`convert`) on [`tensor`], since `from_dlpack` dispatches to the tensor side
+//! [`ffi`] (the C structs, codes and flags) depends on nothing; [`Error`] and the reasons it
+//! carries ([`TensorError`](tensor::TensorError), `CudaError`, with the limits their messages
+//! quote) stand on it, so that every layer above can return [`Error`]; then the value types
+//! ([`DataType`], [`Device`]); [`tensor`] on them; `from_dlpack` and the traits (`convert`) on
+//! [`tensor`], since `from_dlpack` dispatches to the tensor side
 //! ([`ToDlpackTensor`](tensor::ToDlpackTensor)) as well as to data types and devices; and
-//! `python`, `cuda` and the derives' hidden helpers (`__private`) on top. Internals return
-//! their own reasons ([`TensorError`](tensor::TensorError), `CudaError`, the grammar's errors),
-//! and the public functions convert them to [`Error`]; since [`Error`] carries those reasons,
-//! `error.rs` names `tensor/error.rs` and `cuda/error.rs`, the one place where the map below
-//! is crossed upward. (`assert_convertible!`, in `convert`, names `$crate::__private` only in
+//! `python`, `cuda`, the bridges to other crates' types and the derives' hidden helpers
+//! (`__private`) on top. Internals return their own reasons, and the public functions convert
+//! them to [`Error`]. (`assert_convertible!`, in `convert`, names `$crate::__private` only in
 //! the code it expands to, which runs in the caller's crate.)
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! __private python
+//! __private
+//! bridges python
 //! convert cuda
 //! tensor
 //! data_type device

@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use cudarc::driver::CudaContext;
 
 use super::driver::{Check, driver, driver_error, ordinal};
-use super::error::CudaError;
 use super::scope::preserve;
 use crate::device::Device;
 use crate::error::Error;
+use crate::error::cuda::CudaError;
 
 /// The primary context of a `cuda:n` device: the one CUDA runtime users (PyTorch, CuPy, JAX)
 /// share, so pointers and streams exchanged with them belong to it.

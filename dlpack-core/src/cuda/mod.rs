@@ -148,7 +148,6 @@ pub(crate) mod context;
 pub(crate) mod copy;
 mod device;
 pub(crate) mod driver;
-mod error;
 pub(crate) mod export;
 #[cfg(test)]
 mod fake;
@@ -162,10 +161,10 @@ pub(crate) mod transfer;
 mod view;
 mod wait;
 
+pub use crate::error::cuda::CudaError;
 pub use context::context;
 pub use copy::CopyMode;
 pub use device::{CudaDeviceInfo, cuda_device_info, cuda_devices, try_cuda_devices};
-pub use error::CudaError;
 pub use export::CudaBuffer;
 pub use order::{Synced, sync_for_consumer};
 pub use scope::with_current;

@@ -20,9 +20,9 @@
 
 use cudarc::driver::CudaStream;
 
-use super::error::CudaError;
 use super::raw::{LEGACY, PER_THREAD};
 use crate::error::Error;
+use crate::error::cuda::CudaError;
 
 /// The `stream` argument of `__dlpack__` for a CUDA tensor, parsed: where the consumer will
 /// use the tensor.

@@ -6,9 +6,9 @@ use core::ops::Deref;
 
 use cudarc::driver::sys::CUdeviceptr;
 
-use super::error::CudaError;
 use crate::element::Element;
 use crate::error::Error;
+use crate::error::cuda::CudaError;
 use crate::ffi::DLDeviceType;
 use crate::tensor::{Flags, TensorError, TensorView};
 

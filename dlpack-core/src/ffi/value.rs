@@ -2,7 +2,7 @@
 //! [`Device`]. Their methods and trait implementations are in the value modules
 //! (`data_type.rs`, `device.rs`).
 
-use super::{DLDataTypeCode, DLDeviceType};
+use super::code::{DLDataTypeCode, DLDeviceType};
 
 /// A DLPack data type: the C struct `DLDataType` itself (`#[repr(C)]`, 4 bytes), so it crosses
 /// the ABI with no conversion.

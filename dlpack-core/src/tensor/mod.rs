@@ -166,12 +166,14 @@
 //! The folder holds two chains, each in its own folder: `import/` (a foreign tensor's C
 //! struct, its metadata validated, the views on it, and the one host copy) and `export/` (an
 //! owner's description, checked, the one-allocation export, and `ManagedTensor`, which holds
-//! what either made). Beside them: `error` (the refusals), `flags`, `limits` (the bounds the
-//! checks and their messages share), `from_dlpack` (the tensor side of
+//! what either made). Beside them: `from_dlpack` (the tensor side of
 //! [`from_dlpack`](crate::from_dlpack)) and `ndarray`. The
 //! export chain stands on the import one: an export is held to the import rules, and a
 //! `ManagedTensor` hands out the import's views. Internals return `TensorError`; only public
-//! functions, the API boundary, convert it to the crate's `Error`.
+//! functions, the API boundary, convert it to the crate's `Error`. The refusals (`TensorError`), the
+//! bounds the checks and their messages share (`MAX_NDIM`) and `Flags` are defined below this
+//! folder, in the crate's `error` and `ffi` modules, because the crate's `Error` carries
+//! `TensorError` and every layer above `error` returns `Error`.
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
@@ -180,33 +182,29 @@
 //! from_dlpack
 //! export
 //! import
-//! error
-//! flags limits
 //! ```
 
-mod error;
 pub(crate) mod export;
-mod flags;
 pub(crate) mod from_dlpack;
 pub(crate) mod import;
-mod limits;
+
 #[cfg(feature = "ndarray")]
 mod ndarray;
 
 #[cfg(test)]
 mod tests;
 
-pub use error::TensorError;
+pub use crate::error::limits::MAX_NDIM;
+pub use crate::error::tensor::TensorError;
+pub use crate::ffi::flags::Flags;
 pub use export::dims::Dims;
 pub use export::legacy::LegacyManagedTensor;
 pub use export::owned::ManagedTensor;
 pub use export::owner::TensorOwner;
 pub use export::parts::{CheckedLayout, TensorParts};
-pub use flags::Flags;
 pub use from_dlpack::{FromDlpackTensor, ToDlpackTensor};
 pub use import::abi::Abi;
 pub use import::iter::{Iter, IterMut};
 pub use import::meta::TensorMeta;
 pub use import::view::TensorView;
 pub use import::view_mut::TensorViewMut;
-pub use limits::MAX_NDIM;

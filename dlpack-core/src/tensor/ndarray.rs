@@ -29,10 +29,10 @@ use ndarray::{
 
 use crate::element::Element;
 use crate::error::Error;
-use crate::tensor::error::TensorError;
+use crate::error::tensor::TensorError;
+use crate::ffi::flags::Flags;
 use crate::tensor::export::owned::ManagedTensor;
 use crate::tensor::export::{owner::TensorOwner, parts::TensorParts};
-use crate::tensor::flags::Flags;
 use crate::tensor::from_dlpack::{FromDlpackTensor, ToDlpackTensor};
 use crate::tensor::import::host::{Walk, check_align, check_bools, check_nested};
 use crate::tensor::import::meta::TensorMeta;

@@ -3,10 +3,10 @@
 //! goes through these functions, so that both accept and write exactly the same values.
 
 use crate::data_type::DataType;
-use crate::tensor::error::TensorError;
-use crate::tensor::flags::Flags;
+use crate::error::limits::MAX_NDIM;
+use crate::error::tensor::TensorError;
+use crate::ffi::flags::Flags;
 use crate::tensor::import::validate;
-use crate::tensor::limits::MAX_NDIM;
 
 /// Dimensions as an owner stores them: `i64` (DLPack), `usize` (Rust shapes) or `isize`
 /// (`ndarray` strides). Exports convert them to `int64_t`, refusing values that do not fit.

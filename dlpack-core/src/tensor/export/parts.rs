@@ -9,9 +9,9 @@ use super::dims::{self, Checked, Dims, Dims64, check_written};
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
+use crate::error::tensor::TensorError;
 use crate::ffi::DLTensor;
-use crate::tensor::error::TensorError;
-use crate::tensor::flags::Flags;
+use crate::ffi::flags::Flags;
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::validate;
 
@@ -271,7 +271,7 @@ impl<'a> TensorParts<'a> {
         self.checked
     }
 
-    /// The rank these parts give, if it is at most [`MAX_NDIM`](crate::tensor::limits::MAX_NDIM) and the
+    /// The rank these parts give, if it is at most [`MAX_NDIM`](crate::error::limits::MAX_NDIM) and the
     /// strides match it.
     #[inline]
     pub(crate) fn rank(&self) -> Result<usize, TensorError> {

@@ -12,9 +12,9 @@ use super::validate::{self, Layout, StridesRule};
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::element::Element;
+use crate::error::tensor::TensorError;
+use crate::ffi::flags::Flags;
 use crate::ffi::{DLDeviceType, DLTensor};
-use crate::tensor::error::TensorError;
-use crate::tensor::flags::Flags;
 
 /// The metadata of a validated tensor: shape, strides, data type, device, flags, and where the
 /// elements lie. [`TensorView`] and [`TensorViewMut`] hold one and dereference to it, so both

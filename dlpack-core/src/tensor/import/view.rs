@@ -11,8 +11,8 @@ use super::meta::TensorMeta;
 use super::validate::StridesRule;
 use crate::element::Element;
 use crate::error::Error;
+use crate::ffi::flags::Flags;
 use crate::ffi::{DLPackVersion, DLTensor};
-use crate::tensor::flags::Flags;
 
 /// A validated, read-only view of a tensor: its shape, strides, data type and device, and
 /// typed access to its elements when the CPU can read them.

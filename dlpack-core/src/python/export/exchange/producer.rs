@@ -8,7 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use super::{AllocError, ExchangeTensor};
+use super::tensor_type::{AllocError, ExchangeTensor};
 use crate::data_type::DataType;
 use crate::device::Device;
 use crate::ffi::{DLDeviceType, DLManagedTensorVersioned, DLPackSetError, DLTensor};

@@ -1,11 +1,21 @@
-//! The crate's [`Error`] type.
+//! The crate's [`Error`] type, and the reasons it carries from the layers above: a tensor's
+//! refusal ([`TensorError`], with the limits its messages quote) and the CUDA backend's
+//! (`CudaError`, feature `cuda`). They are defined here, below the layers that
+//! return them, because every layer above returns [`Error`]; `tensor` and `cuda` re-export
+//! them under their public paths.
 
 use core::fmt;
 
 use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, InvalidDevice};
 
+#[cfg(feature = "cuda")]
+pub(crate) mod cuda;
+pub(crate) mod limits;
+pub(crate) mod tensor;
+
+pub(crate) use tensor::TensorError;
+
 use crate::set::DeviceRange;
-use crate::tensor::TensorError;
 use crate::{DataType, Device};
 
 /// Everything that can go wrong in this crate. Each variant carries the offending value, and
@@ -100,7 +110,7 @@ pub enum Error {
     /// A failure of the CUDA backend: no driver, a driver call that failed, a bad `stream`
     /// argument, a copy that `copy=False` forbids (feature `cuda`).
     #[cfg(feature = "cuda")]
-    Cuda(crate::cuda::CudaError),
+    Cuda(cuda::CudaError),
 }
 
 impl Error {
@@ -238,8 +248,8 @@ impl From<TensorError> for Error {
 /// use dlpack_core::{Error, cuda::CudaError};
 /// assert_eq!(Error::from(CudaError::NoDriver), Error::Cuda(CudaError::NoDriver));
 /// ```
-impl From<crate::cuda::CudaError> for Error {
-    fn from(error: crate::cuda::CudaError) -> Self {
+impl From<cuda::CudaError> for Error {
+    fn from(error: cuda::CudaError) -> Self {
         Self::Cuda(error)
     }
 }
