@@ -19,8 +19,8 @@
 # pass the same, and the build takes a fraction of the time of the release one (fat LTO).
 #
 # Environment:
-#   PYTHON                the interpreter to build the venv with (default: python3, 3.9 or newer;
-#                         e.g. PYTHON="$(pyenv root)/versions/3.9.18/bin/python")
+#   PYTHON                the interpreter to build the venv with (default: python3, 3.10 or newer;
+#                         e.g. PYTHON="$(pyenv root)/versions/3.10.13/bin/python")
 #   DLPACK_VENV           the venv to create or reuse (default: .venv at the repository root)
 #   DLPACK_DEMO_FEATURES  cargo features of the extension (default: none; `cuda` builds the CUDA
 #                         tensors, which builds and passes on machines without a GPU too: the
@@ -56,13 +56,11 @@ cd "$root"
 venv="${DLPACK_VENV:-$root/.venv}"
 python="${PYTHON:-python3}"
 
-# The peers, pinned to the versions the suite was written against. NumPy 2.1 and ml_dtypes
-# 0.6 need Python 3.10: on 3.9 the last releases for it are installed (2.0.2, 0.5.4).
+# The peers, pinned to the versions the suite was written against. NumPy 2.1 (the first with
+# DLPack 1.0) needs Python 3.10, the extension's floor.
 peers=(
-  "numpy>=2.1,<3; python_version >= '3.10'"
-  "numpy==2.0.2; python_version < '3.10'"
-  "ml-dtypes==0.6.0; python_version >= '3.10'"
-  "ml-dtypes==0.5.4; python_version < '3.10'"
+  "numpy>=2.1,<3"
+  "ml-dtypes==0.6.0"
   "maturin>=1.9.4,<2"
   "pytest>=8"
   "hypothesis>=6"
