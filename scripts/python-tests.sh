@@ -2,8 +2,8 @@
 # Builds the `dlpack_demo` extension (examples/python) and runs the pytest suite (tests/python)
 # against numpy, PaddlePaddle, TVM FFI, JAX, ml_dtypes and array-api-strict from PyPI.
 #
-#   scripts/python-tests.sh [--with-torch] [pytest arguments...]
-#   scripts/python-tests.sh [--with-torch] --install-only
+#   scripts/python-tests.sh [--with-torch | --numpy-only] [--dev] [pytest arguments...]
+#   scripts/python-tests.sh [--with-torch | --numpy-only] --install-only
 #                                            (create the venv and install the peers, then stop:
 #                                             CI uses it for the DLPack 1.3 header in tvm-ffi)
 #
@@ -12,12 +12,21 @@
 # tests/python/test_torch.py runs; without it, that file is skipped with the reason. Once
 # installed, PyTorch stays in the venv for later runs.
 #
+# --numpy-only installs NumPy and ml_dtypes (and the test tools) but no other peer, and skips
+# the extension's fmt and clippy checks (a full run does them): CI runs it with the oldest and
+# newest CPython the project supports. Every test of a missing peer skips with the reason.
+# --dev builds the extension unoptimised (`maturin develop` without --release): the tests
+# pass the same, and the build takes a fraction of the time of the release one (fat LTO).
+#
 # Environment:
-#   PYTHON                the interpreter to build the venv with (default: python3, 3.9 or newer)
+#   PYTHON                the interpreter to build the venv with (default: python3, 3.10 or newer;
+#                         e.g. PYTHON="$(pyenv root)/versions/3.10.13/bin/python")
 #   DLPACK_VENV           the venv to create or reuse (default: .venv at the repository root)
 #   DLPACK_DEMO_FEATURES  cargo features of the extension (default: none; `cuda` builds the CUDA
 #                         tensors, which builds and passes on machines without a GPU too: the
 #                         tests of tests/python/test_cuda.py that need one skip with the reason)
+#   CARGO_TARGET_DIR      where the extension is built (default: examples/python/target); give
+#                         each interpreter its own, or each build for one undoes the other's
 #
 # The first run downloads the peers (PaddlePaddle's CPU wheel is ~195 MB, jaxlib's ~80 MB);
 # later runs reuse the venv and only rebuild the extension. Exits non-zero if any step fails.
@@ -25,36 +34,52 @@ set -euo pipefail
 
 with_torch=0
 install_only=0
+numpy_only=0
+release=--release
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --with-torch) with_torch=1 ;;
+    --numpy-only) numpy_only=1 ;;
     --install-only) install_only=1 ;;
+    --dev) release= ;;
     *) break ;;
   esac
   shift
 done
+if [[ $with_torch == 1 && $numpy_only == 1 ]]; then
+  echo "--with-torch and --numpy-only exclude each other" >&2
+  exit 2
+fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 venv="${DLPACK_VENV:-$root/.venv}"
 python="${PYTHON:-python3}"
 
-# The peers, pinned to the versions the suite was written against.
+# The peers, pinned to the versions the suite was written against. NumPy 2.1 (the first with
+# DLPack 1.0) needs Python 3.10, the extension's floor.
 peers=(
   "numpy>=2.1,<3"
-  "paddlepaddle==3.3.1"
-  "apache-tvm-ffi==0.1.15.post2"
-  "jax==0.10.2"
-  "jaxlib==0.10.2"
   "ml-dtypes==0.6.0"
-  "array-api-strict==2.6.1"
   "maturin>=1.9.4,<2"
-  "ninja>=1.11"  # tvm_ffi.cpp.load_inline builds tests/python/test_exchange_allocator.py's C++ with it
   "pytest>=8"
   "hypothesis>=6"
 )
+modules=(numpy:numpy ml_dtypes:ml-dtypes pytest:pytest hypothesis:hypothesis)
+if [[ $numpy_only == 0 ]]; then
+  peers+=(
+    "paddlepaddle==3.3.1"
+    "apache-tvm-ffi==0.1.15.post2"
+    "jax==0.10.2"
+    "jaxlib==0.10.2"
+    "array-api-strict==2.6.1"
+    "ninja>=1.11"  # tvm_ffi.cpp.load_inline builds tests/python/test_exchange_allocator.py's C++ with it
+  )
+  modules+=(paddle:paddlepaddle tvm_ffi:apache-tvm-ffi jax:jax jaxlib:jaxlib array_api_strict:array-api-strict)
+fi
 if [[ $with_torch == 1 ]]; then
   peers+=("torch==2.15.0")
+  modules+=(torch:torch)
 fi
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -74,15 +99,9 @@ export PATH="$venv/bin:$PATH"
 step "installing the peers: ${peers[*]}"
 python -m pip install --quiet --disable-pip-version-check "${peers[@]}"
 # What the later steps load, checked by importing or running it: pip's list is not proof.
-WITH_TORCH=$with_torch python - <<'PY'
-import importlib.metadata as md, importlib, os, shutil, sys
-modules = [("numpy", "numpy"), ("paddle", "paddlepaddle"), ("tvm_ffi", "apache-tvm-ffi"),
-           ("jax", "jax"), ("jaxlib", "jaxlib"), ("ml_dtypes", "ml-dtypes"),
-           ("array_api_strict", "array-api-strict"), ("pytest", "pytest"),
-           ("hypothesis", "hypothesis")]
-if os.environ["WITH_TORCH"] == "1":
-    modules.append(("torch", "torch"))
-for module, dist in modules:
+python - "${modules[@]}" <<'PY'
+import importlib.metadata as md, importlib, shutil, sys
+for module, dist in (arg.split(":") for arg in sys.argv[1:]):
     importlib.import_module(module)
     print(f"  {dist:16} {md.version(dist)} (imports)")
 if shutil.which("maturin") is None:
@@ -95,13 +114,15 @@ fi
 
 manifest="examples/python/Cargo.toml"
 features="${DLPACK_DEMO_FEATURES:-}"
-step "checking the extension: cargo fmt --check, cargo clippy -D warnings (without and with cuda)"
-cargo fmt --manifest-path "$manifest" --check
-cargo clippy --quiet --manifest-path "$manifest" --all-targets -- -D warnings
-cargo clippy --quiet --manifest-path "$manifest" --all-targets --features cuda -- -D warnings
+if [[ $numpy_only == 0 ]]; then
+  step "checking the extension: cargo fmt --check, cargo clippy -D warnings (without and with cuda)"
+  cargo fmt --manifest-path "$manifest" --check
+  cargo clippy --quiet --manifest-path "$manifest" --all-targets -- -D warnings
+  cargo clippy --quiet --manifest-path "$manifest" --all-targets --features cuda -- -D warnings
+fi
 
-step "building the extension: maturin develop --release${features:+ --features $features}"
-maturin develop --release --manifest-path "$manifest" ${features:+--features "$features"}
+step "building the extension: maturin develop ${release:-(unoptimised)}${features:+ --features $features}"
+maturin develop $release --manifest-path "$manifest" ${features:+--features "$features"}
 
 step "running pytest tests/python $*"
 python -m pytest tests/python "$@"

@@ -98,29 +98,6 @@
 //! ffi
 //! ```
 //!
-//! # Removed in this version, and what replaces each
-//!
-//! One way to do each thing; `CHANGELOG.md` gives the reasons.
-//!
-//! | removed | use instead |
-//! |---|---|
-//! | `from_dlpack::<T, _, _>(&x)`, `FromDlpack<Src, K>`, `dlpack_core::kind` | `from_dlpack::<T>(&x)`, `FromDlpack<Src>` |
-//! | `LegacyManagedTensor::{from_vec, from_boxed, from_owner}` | `ManagedTensor::from_*(…)?.into_legacy()` ([`LegacyManagedTensor`] is `ManagedTensor<DLManagedTensor>`) |
-//! | `ManagedTensor::version()` | `as_raw().version` |
-//! | `TensorViewMut::{as_slice, iter, to_vec}` | `view_mut.view().as_slice()` (both views deref to [`TensorMeta`](tensor::TensorMeta)) |
-//! | `TensorView::to_managed_tensor` | [`ToDlpackTensor::to_dlpack_tensor`](tensor::ToDlpackTensor) |
-//! | `TensorParts`' getters, `read_only()` | `with_flags(Flags::READ_ONLY)`; the export reads the parts |
-//! | `CheckedLayout::{ndim, len, is_empty, dtype, flags}` | `shape().len()`; the owner knows the rest |
-//! | `Flags::{insert, remove, union, intersection, difference, KNOWN}`, `u64::from(flags)` | `\|`, `\|=`, `&`, `-`, `bits()` |
-//! | `DataTypeSet`/`DeviceSet::{as_slice, first_missing_from}`, `DeviceSet::covers` | `iter()`, `is_subset` |
-//! | `DLDataTypeCode::is_known`, `DLDeviceType::is_known` | `name().is_some()` |
-//! | `DataType::{is_sub_byte, has_fixed_width}`, `Device::is_indexed` | `size_in_bits() < 8`; `Display` |
-//! | `python::{read_data_type, read_device, extract_data_type, extract_device}` | `DataTypeLike` / `DeviceLike` |
-//! | `python::{data_type_tuple, device_tuple, MAX_VERSION}`, `PyDataType::{of, get}`, `PyDevice::{of, get}` | `PyResult<(u8, u8, u16)>` returns, `From` both ways, [`ffi::DLPackVersion::CURRENT`] |
-//! | `ffi::DLTensor`/`DLManagedTensor::{as_sys, as_sys_mut, from_sys, from_sys_mut, as_sys_ptr, from_sys_ptr}` | `AsRef`/`AsMut` both ways; `ptr.cast()` |
-//! | `cuda::CopyMode::{from_python, to_python}`, `cuda::StreamArg::{from_python, to_python}` | `From`/`TryFrom` between them and `Option<bool>` / `Option<i128>`, `i128` |
-//! | `dlpack_grammar`'s tuples and `code`/`device_type` modules | its named structs; the [`ffi`] constants |
-//!
 //! # Features
 //!
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
@@ -128,7 +105,7 @@
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
 //! - `ndarray`: `ndarray` views of imported tensors and zero-copy export of `ndarray` arrays.
 //! - `cuda`: the `cuda` module, on `cudarc` with the driver loaded at run time (builds without
-//!   a CUDA toolkit; needs Rust 1.88).
+//!   a CUDA toolkit; needs Rust 1.88, where the other features need 1.85).
 //! - `pyo3`: the Python protocol (module `python`): `__dlpack__` and `from_dlpack` for tensors,
 //!   `__dlpack_data_type__` and `__dlpack_device__` for your own dtype and device types.
 //! - `candle`: `bridges::candle`: `candle_core::{DType, Device, DeviceLocation}` as DLPack values,

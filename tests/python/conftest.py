@@ -7,10 +7,42 @@ must be back where it was before the test.
 """
 
 import gc
+import importlib.metadata
+import importlib.util
+import sys
 
 import pytest
 
 import dlpack_demo
+
+# The libraries the suite exchanges with, by module and distribution. A test whose peer is
+# missing skips with the reason (`pytest.importorskip`); the header says which were found.
+PEERS = [("numpy", "numpy"), ("ml_dtypes", "ml-dtypes"), ("paddle", "paddlepaddle"),
+         ("tvm_ffi", "apache-tvm-ffi"), ("jax", "jax"), ("array_api_strict", "array-api-strict"),
+         ("torch", "torch"), ("cupy", None), ("hypothesis", "hypothesis")]
+
+
+def distribution_version(dist):
+    """The installed version of `dist` (spelt with `-` or, as Python 3.9 needs, `_`)."""
+    for name in (dist, dist.replace("-", "_")) if dist else ():
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return "installed"  # CuPy's distribution is named after its CUDA version (cupy-cuda12x)
+
+
+def pytest_report_header(config):
+    """One line: the interpreter, and each peer's version or `missing`, found without
+    importing any of them (that is the tests' business, and takes seconds for some)."""
+    found = []
+    for module, dist in PEERS:
+        if importlib.util.find_spec(module) is None:
+            found.append(f"{module} missing")
+            continue
+        found.append(f"{module} {distribution_version(dist)}")
+    python = ".".join(map(str, sys.version_info[:3]))
+    return f"dlpack_demo peers (Python {python}): " + ", ".join(found)
 
 
 def settle():

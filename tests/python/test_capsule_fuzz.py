@@ -23,11 +23,12 @@ import math
 
 import pytest
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 import capsules
 import dlpack_demo
+
+pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402 (after the skip of a run without it)
+from hypothesis import strategies as st  # noqa: E402
 
 VERSIONED = b"dltensor_versioned"
 LEGACY = b"dltensor"
@@ -276,10 +277,13 @@ def test_more_elements_than_a_list_holds_is_a_memory_error():
 
 
 def test_the_strategy_reaches_both_outcomes():
-    """The property above is not vacuous: some capsules are accepted and read, others refused."""
+    """The property above is not vacuous: some capsules are accepted and read, others refused.
+
+    A count over random examples is a statistic (13 accepted of 150 was seen once in 37 runs),
+    so these examples are derandomized: the same 150 on every run of one hypothesis version."""
     outcomes = {"accepted": 0, "refused": 0}
 
-    @settings(max_examples=150, deadline=None, database=None)
+    @settings(max_examples=150, deadline=None, database=None, derandomize=True)
     @given(headers)
     def count(h):
         address, _, result, _, consumed = consume(h)

@@ -7,10 +7,11 @@ imported through its table, and a class that publishes our table without being o
 the table's own error.
 """
 
-import numpy as np
 import pytest
 
 import dlpack_demo
+
+np = pytest.importorskip("numpy")
 
 
 def ours(values, dtype="float32"):
@@ -40,7 +41,7 @@ def test_the_table_is_published_on_the_type():
 
 
 def test_paddle_tensors_are_imported_through_paddles_table():
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     class NoDlpack(paddle.Tensor):
         def __dlpack__(self, *args, **kwargs):
@@ -160,7 +161,7 @@ N = 10_000
 
 def test_nothing_leaks_over_many_exchanges():
     tvm_ffi = pytest.importorskip("tvm_ffi")
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     echo = tvm_ffi.get_global_func("testing.echo")
     t = ours(np.arange(8))
@@ -178,7 +179,7 @@ def test_nothing_leaks_over_many_exchanges():
 
 
 def test_nbytes_reads_the_borrowed_view_of_any_tensor():
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     assert dlpack_demo.nbytes(np.zeros((8, 8), np.float32)) == 256
     assert dlpack_demo.nbytes(ours(np.zeros(3))) == 12

@@ -10,10 +10,11 @@ The library is compiled once (a few seconds with g++) and cached by TVM FFI betw
 
 import shutil
 
-import numpy as np
 import pytest
 
 import dlpack_demo
+
+np = pytest.importorskip("numpy")
 
 SOURCE = r"""
 #include <tvm/ffi/container/tensor.h>

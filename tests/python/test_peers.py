@@ -1,23 +1,22 @@
 """The seed's example and tensor exchange with PaddlePaddle and TVM FFI."""
 
-import numpy as np
 import pytest
 
 import dlpack_demo
 from dlpack_demo import DType
 
+np = pytest.importorskip("numpy")
 
-def paddle_dlpack_dtypes():
-    import paddle
 
-    names = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-             "float32", "float64", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2",
-             "uint16", "uint32", "uint64"]
-    return [(name, getattr(paddle, name)) for name in names]
+# PaddlePaddle's dtypes that have a DLPack data type, by name (a list of names, not of Paddle's
+# objects, so that collecting this file needs no PaddlePaddle).
+PADDLE_DLPACK_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+                        "float32", "float64", "complex64", "complex128", "float8_e4m3fn",
+                        "float8_e5m2", "uint16", "uint32", "uint64"]
 
 
 def test_the_seed_example():
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     t = dlpack_demo.empty((1, 2), dtype=paddle.float16)
     assert repr(t) == "Tensor(shape=(1, 2), dtype=float16, device=cpu)"
@@ -25,9 +24,9 @@ def test_the_seed_example():
     assert t.tolist() == [[0.0, 0.0]]
 
 
-@pytest.mark.parametrize("name", [name for name, _ in paddle_dlpack_dtypes()])
+@pytest.mark.parametrize("name", PADDLE_DLPACK_DTYPES)
 def test_empty_with_every_paddle_dtype(name):
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     pd = getattr(paddle, name)
     t = dlpack_demo.empty((1, 2), dtype=pd)
@@ -39,7 +38,7 @@ def test_empty_with_every_paddle_dtype(name):
                                   "float16", "bfloat16", "float32", "float64",
                                   "complex64", "complex128"])
 def test_paddle_reads_our_tensors_without_a_copy(name):
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     t = dlpack_demo.arange(4, dtype=getattr(paddle, name))
     p = paddle.from_dlpack(t)
@@ -56,7 +55,7 @@ def test_paddle_reads_our_tensors_without_a_copy(name):
 
 
 def test_we_read_paddle_tensors_without_a_copy():
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     p = paddle.to_tensor([[1.5, 2.5], [3.5, 4.5]], dtype=paddle.bfloat16)
     t = dlpack_demo.from_dlpack(p)
@@ -66,7 +65,7 @@ def test_we_read_paddle_tensors_without_a_copy():
 
 
 def test_paddle_places_as_devices():
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     t = dlpack_demo.empty((1, 2), dtype=paddle.float32, device=paddle.CPUPlace())
     assert t.device == dlpack_demo.Device("cpu")
@@ -75,7 +74,7 @@ def test_paddle_places_as_devices():
 
 
 def test_tvm_ffi_from_dlpack_and_back():
-    import tvm_ffi
+    tvm_ffi = pytest.importorskip("tvm_ffi")
 
     t = dlpack_demo.arange(6, dtype="float32")
     tv = tvm_ffi.from_dlpack(t)
@@ -89,7 +88,7 @@ def test_tvm_ffi_from_dlpack_and_back():
 
 @pytest.mark.parametrize("name", ["int8", "uint16", "float16", "bfloat16", "float64", "bool"])
 def test_tvm_ffi_function_receives_our_tensor(name):
-    import tvm_ffi
+    tvm_ffi = pytest.importorskip("tvm_ffi")
 
     echo = tvm_ffi.get_global_func("testing.echo")
     t = dlpack_demo.arange(3, dtype=name)

@@ -3,12 +3,13 @@ version negotiation, copies, devices, streams, read-only data and consumption ru
 
 import gc
 
-import numpy as np
 import pytest
 
 import capsules
 import dlpack_demo
 from dlpack_demo import DType
+
+np = pytest.importorskip("numpy")
 
 # Every numpy dtype DLPack covers, and our name for it.
 NUMPY_DTYPES = {
@@ -430,7 +431,7 @@ def test_round_trip_through_ourselves():
 
 
 def test_from_dlpack_dispatches_over_the_three_kinds():
-    import paddle
+    paddle = pytest.importorskip("paddle")
 
     assert dlpack_demo.from_dlpack(paddle.bfloat16) == DType.bfloat16
     assert dlpack_demo.from_dlpack(paddle.CPUPlace()) == dlpack_demo.Device("cpu")

@@ -7,8 +7,6 @@ skipped with the reason.
 
 import math
 
-import ml_dtypes
-import numpy as np
 import pytest
 
 import dlpack_demo
@@ -20,6 +18,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:ComplexHalf support is experimen
 torch = pytest.importorskip(
     "torch", reason="PyTorch is not installed (scripts/python-tests.sh --with-torch installs it)"
 )
+np = pytest.importorskip("numpy")
+ml_dtypes = pytest.importorskip("ml_dtypes")
 
 # Every PyTorch dtype that it exports through DLPack, and our name for it.
 TORCH_DTYPES = {

@@ -9,11 +9,12 @@ import fractions
 import pickle
 import warnings
 
-import numpy as np
 import pytest
 
 import dlpack_demo
 from dlpack_demo import DType, Device
+
+np = pytest.importorskip("numpy")
 
 DataType = dlpack_demo.dlpack.DataType
 GenericDevice = dlpack_demo.dlpack.Device
@@ -94,7 +95,7 @@ def test_constructors_read_any_dtype_or_device():
 
 
 def test_from_dlpack_takes_names_tuples_and_tvm_ffi_objects():
-    import tvm_ffi
+    tvm_ffi = pytest.importorskip("tvm_ffi")
 
     assert dlpack_demo.from_dlpack("bfloat16") == DType.bfloat16
     assert dlpack_demo.from_dlpack("cuda:1") == Device("cuda:1")
@@ -275,7 +276,7 @@ def test_fill_refuses_what_would_be_lost(dtype, value, error, message):
 
 
 def test_copy_true_with_tvm_ffi_which_cannot_copy():
-    import tvm_ffi
+    tvm_ffi = pytest.importorskip("tvm_ffi")
 
     a = np.arange(4, dtype=np.float32)
     tv = tvm_ffi.from_dlpack(a)
