@@ -424,6 +424,7 @@
 // producer's table, and `with_tensor_view`) uses `import`, `kind` and `error`; with feature
 // `cuda`, `cuda` (the consumer's stream rule) uses `import`'s lower half and `read`.
 mod capsule;
+mod class;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod error;
@@ -441,6 +442,9 @@ pub use capsule::{
     LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, capsule_tensor, legacy_capsule,
     versioned_capsule,
 };
+#[doc(hidden)]
+pub use class::generated as __generated;
+pub use class::{ProtocolClass, add_values, dispatch_from_dlpack};
 #[cfg(feature = "cuda")]
 pub use cuda::from_dlpack_on_stream;
 pub use exchange::{AllocError, EXCHANGE_API, ExchangeApi, ExchangeTensor, with_tensor_view};
@@ -450,6 +454,11 @@ pub use numpy::numpy_dtype;
 pub use objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
 pub use read::{read_tensor_device, value_kind};
 pub use request::{DlpackRequest, Export};
+
+/// Completes a framework's data type or device class: see the attribute's documentation.
+#[cfg(feature = "derive")]
+#[doc(inline)]
+pub use dlpack_derive::pymethods;
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name
 /// it through this re-export.

@@ -6,6 +6,7 @@
 //! - [`builder`]: the impls around those parts, for a valid input and for the fallback.
 //! - [`assertions`]: `const` checks of what only the compiler knows.
 //! - [`route`]: the set an item not matched directly is routed by, read by the three above.
+//! - [`python`]: `#[pymethods(…)]`, the author's block completed with the protocol methods.
 //! - [`fallback`]: the impls emitted beside the errors of an invalid input.
 //! - [`tokens`]: the small helpers every part uses.
 //!
@@ -18,7 +19,7 @@
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! assertions fallback import
+//! assertions fallback import python
 //! items
 //! builder route value
 //! tokens
@@ -29,6 +30,7 @@ mod builder;
 mod fallback;
 mod import;
 mod items;
+pub(crate) mod python;
 mod route;
 mod tokens;
 mod value;

@@ -1,0 +1,164 @@
+//! `mini.float16`: the unit values of a protocol class, named in a module and on the class.
+
+use std::collections::BTreeSet;
+
+use pyo3::PyClass;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyModule;
+
+use super::names::class_name;
+use crate::convert::{DlpackDataType, DlpackDevice};
+
+/// Names the unit values of the protocol class `T` after their DLPack names, in `module`
+/// (`mini.float16`) and on the class (`mini.DType.float16`): call it once in the module's
+/// `#[pymodule_init]`.
+///
+/// The unit values are the class attributes PyO3 makes for the variants of a fieldless
+/// `#[pyclass]` enum (`DType.Float16`); each is named after its `#[dlpack("…")]` annotation,
+/// the name `str()` gives. A variant with no DLPack value (`#[dlpack(skip)]`) gets no name,
+/// and where several variants export one DLPack value (an `export_only` alias), the name
+/// stands for the one it imports as, so no two values share a name. A class that is a struct
+/// has no unit values: nothing is added. A name that the class or the module already holds
+/// for something else (a method of yours called `float16`) is a `ValueError` at import,
+/// naming both.
+///
+/// ```
+/// use dlpack_core::DlpackDataType;
+/// use pyo3::prelude::*;
+///
+/// #[pyclass(module = "mini", frozen)]
+/// #[derive(Clone, Copy, DlpackDataType)]
+/// enum DType {
+///     #[dlpack("float16")]
+///     Float16,
+///     #[dlpack("bfloat16")]
+///     BFloat16,
+/// }
+///
+/// #[dlpack_core::python::pymethods(data_type)]
+/// impl DType {}
+///
+/// #[pymodule]
+/// fn mini(m: &Bound<'_, PyModule>) -> PyResult<()> {
+///     m.add_class::<DType>()?;
+///     dlpack_core::python::add_values::<DType>(m)
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let mini = pyo3::wrap_pymodule!(mini)(py).into_bound(py);
+///     let float16 = mini.getattr("float16")?;
+///     assert_eq!(float16.repr()?.to_str()?, "mini.float16");
+///     assert!(float16.eq(mini.getattr("DType")?.getattr("float16")?)?);
+///     assert!(mini.getattr("bfloat16")?.eq(mini.getattr("DType")?.call1(("bfloat16",))?)?);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn add_values<T: ProtocolClass>(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
+    let class = T::type_object(py);
+    let mut names = BTreeSet::new();
+    for item in class
+        .getattr("__dict__")?
+        .call_method0("values")?
+        .try_iter()?
+    {
+        let item = item?;
+        if let Ok(value) = item.cast::<T>() {
+            // A device name with an id (`cuda:1`) is no Python identifier: its value has no
+            // attribute of its own, as `torch.device("cuda:1")` has none.
+            let name = T::name_of(&value.borrow());
+            names.extend(
+                name.filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')),
+            );
+        }
+    }
+    for name in names {
+        let Some(value) = T::value_of(&name) else {
+            continue;
+        };
+        let value = value.into_pyobject(py)?;
+        for (place, target) in [
+            (class_name(&class)?, class.as_any()),
+            (module.name()?.to_string(), module.as_any()),
+        ] {
+            if let Some(held) = target.getattr_opt(name.as_str())? {
+                if !held.is_instance(&class)? {
+                    return Err(PyValueError::new_err(format!(
+                        "{place}.{name} is already {}, and add_values names the value {name} \
+                         there: rename yours",
+                        held.repr()?
+                    )));
+                }
+            }
+            target.setattr(name.as_str(), &value)?;
+        }
+    }
+    Ok(())
+}
+
+/// A protocol class, as [`pymethods`](crate::python::pymethods) completes it: its values
+/// and their DLPack names, which [`add_values`] reads. The attribute implements it; there is no
+/// reason to implement it by hand.
+///
+/// ```
+/// use dlpack_core::DlpackDevice;
+/// use dlpack_core::python::ProtocolClass;
+/// use pyo3::prelude::*;
+///
+/// #[pyclass(module = "mini", frozen)]
+/// #[derive(Clone, Copy, DlpackDevice)]
+/// enum Device {
+///     #[dlpack(cpu)]
+///     Cpu,
+///     #[dlpack(cuda_host)]
+///     CudaHost,
+/// }
+///
+/// #[dlpack_core::python::pymethods(device)]
+/// impl Device {}
+///
+/// assert_eq!(Device::name_of(&Device::CudaHost).as_deref(), Some("cuda_host"));
+/// assert!(matches!(Device::value_of("cpu"), Some(Device::Cpu)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a DLPack protocol class",
+    label = "not completed by `#[dlpack_core::python::pymethods]`",
+    note = "derive `DlpackDataType` or `DlpackDevice` on it, make it a `#[pyclass]`, and write `#[dlpack_core::python::pymethods(data_type)]` (or `(device)`) on its `impl` block"
+)]
+pub trait ProtocolClass: PyClass + super::methods::IntoClassObject {
+    /// The DLPack name of a value (`float16`, `cuda_host`); `None` for a value without a
+    /// DLPack value.
+    fn name_of(value: &Self) -> Option<String>;
+    /// The value a DLPack name stands for: what importing its DLPack value gives.
+    fn value_of(name: &str) -> Option<Self>;
+}
+
+/// [`ProtocolClass::name_of`] for a data type class.
+#[doc(hidden)]
+pub fn data_type_name<T: DlpackDataType>(value: &T) -> Option<String> {
+    value
+        .dlpack_data_type()
+        .ok()
+        .map(|data_type| data_type.to_string())
+}
+
+/// [`ProtocolClass::value_of`] for a data type class.
+#[doc(hidden)]
+pub fn data_type_value<T: DlpackDataType>(name: &str) -> Option<T> {
+    T::from_dlpack_data_type(name.parse().ok()?).ok()
+}
+
+/// [`ProtocolClass::name_of`] for a device class.
+#[doc(hidden)]
+pub fn device_name<T: DlpackDevice>(value: &T) -> Option<String> {
+    value.dlpack_device().ok().map(|device| device.to_string())
+}
+
+/// [`ProtocolClass::value_of`] for a device class.
+#[doc(hidden)]
+pub fn device_value<T: DlpackDevice>(name: &str) -> Option<T> {
+    T::from_dlpack_device(name.parse().ok()?).ok()
+}
