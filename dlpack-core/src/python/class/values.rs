@@ -93,8 +93,11 @@ pub fn add_values<T: ProtocolClass>(module: &Bound<'_, PyModule>) -> PyResult<()
                     )));
                 }
             }
-            target.setattr(name.as_str(), &value)?;
         }
+        class.setattr(name.as_str(), &value)?;
+        // `add`, not `setattr`: it lists the name in `__all__` too, which a package that
+        // re-exports the extension (`from .mini import *`, as maturin writes it) reads.
+        module.add(name.as_str(), &value)?;
     }
     Ok(())
 }
