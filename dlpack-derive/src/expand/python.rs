@@ -84,12 +84,11 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
             quote!(device_value),
         ),
     };
-    // Spanned on the type, so that a type that derives neither trait is reported there.
+    // Spanned on the type, so that a type that derives neither trait is reported there, once:
+    // the generated methods need only this impl, which exists even when its supertraits fail.
     let assert = quote_spanned! {self_ty.span()=>
-        const _: () = {
-            fn protocol_class<T: #g::#marker>() {}
-            let _ = protocol_class::<#self_ty>;
-        };
+        #[automatically_derived]
+        impl #impl_generics #g::#marker for #self_ty #where_clause {}
     };
     quote! {
         #[#pyo3::pymethods]

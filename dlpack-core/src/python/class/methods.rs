@@ -19,26 +19,24 @@ use crate::data_type::DataType;
 use crate::device::Device;
 use crate::python::{DataTypeLike, DeviceLike, numpy_dtype};
 
-/// A `#[pyclass]` whose values are DLPack data types: what `#[pymethods(data_type)]` needs of
-/// the class it completes.
+/// A `#[pyclass]` whose values are DLPack data types, completed by `#[pymethods(data_type)]`,
+/// which implements this trait: its supertraits are checked once, there, so a type that
+/// derives neither trait is one error, not one per generated method.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a DLPack data type, so `#[pymethods(data_type)]` cannot complete it",
-    label = "this type does not derive `DlpackDataType`",
-    note = "add `#[derive(DlpackDataType)]` (with a `#[dlpack(\"…\")]` name on each variant) to `{Self}`, or write `#[pymethods(device)]` for a device class"
+    message = "`{Self}` is not a data type class completed by `#[pymethods(data_type)]`",
+    label = "not a data type class",
+    note = "derive `DlpackDataType` on `{Self}`, make it a `#[pyclass]`, and write `#[dlpack_core::python::pymethods(data_type)]` on its `impl` block"
 )]
 pub trait DataTypeClass: PyClass + DlpackDataType + IntoClassObject {}
 
-/// A `#[pyclass]` whose values are DLPack devices: what `#[pymethods(device)]` needs of the
-/// class it completes.
+/// A `#[pyclass]` whose values are DLPack devices, completed by `#[pymethods(device)]`, which
+/// implements this trait (see [`DataTypeClass`]).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a DLPack device, so `#[pymethods(device)]` cannot complete it",
-    label = "this type does not derive `DlpackDevice`",
-    note = "add `#[derive(DlpackDevice)]` (with a `#[dlpack(cpu)]`, `#[dlpack(cuda)]`, … on each variant) to `{Self}`, or write `#[pymethods(data_type)]` for a data type class"
+    message = "`{Self}` is not a device class completed by `#[pymethods(device)]`",
+    label = "not a device class",
+    note = "derive `DlpackDevice` on `{Self}`, make it a `#[pyclass]`, and write `#[dlpack_core::python::pymethods(device)]` on its `impl` block"
 )]
 pub trait DeviceClass: PyClass + DlpackDevice + IntoClassObject {}
-
-impl<T: PyClass + DlpackDataType + IntoClassObject> DataTypeClass for T {}
-impl<T: PyClass + DlpackDevice + IntoClassObject> DeviceClass for T {}
 
 /// A `#[pyclass]` value that becomes a Python object of its class, as every class whose base
 /// is `object` does.
@@ -169,12 +167,12 @@ pub fn hash<T: PyClass, K: Hash>(slf: &Bound<'_, T>, key: impl Fn(&T) -> Option<
 }
 
 /// The DLPack data type of a value, the key of `==` and `hash()`.
-pub fn data_type_key<T: DlpackDataType>(value: &T) -> Option<DataType> {
+pub fn data_type_key<T: DataTypeClass>(value: &T) -> Option<DataType> {
     value.dlpack_data_type().ok()
 }
 
 /// The DLPack device of a value, the key of `==` and `hash()`.
-pub fn device_key<T: DlpackDevice>(value: &T) -> Option<Device> {
+pub fn device_key<T: DeviceClass>(value: &T) -> Option<Device> {
     value.dlpack_device().ok()
 }
 

@@ -8,7 +8,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
 use super::names::class_name;
-use crate::convert::{DlpackDataType, DlpackDevice};
 
 /// Names the unit values of the protocol class `T` after their DLPack names, in `module`
 /// (`mini.float16`) and on the class (`mini.DType.float16`): call it once in the module's
@@ -141,7 +140,7 @@ pub trait ProtocolClass: PyClass + super::methods::IntoClassObject {
 
 /// [`ProtocolClass::name_of`] for a data type class.
 #[doc(hidden)]
-pub fn data_type_name<T: DlpackDataType>(value: &T) -> Option<String> {
+pub fn data_type_name<T: super::methods::DataTypeClass>(value: &T) -> Option<String> {
     value
         .dlpack_data_type()
         .ok()
@@ -150,18 +149,18 @@ pub fn data_type_name<T: DlpackDataType>(value: &T) -> Option<String> {
 
 /// [`ProtocolClass::value_of`] for a data type class.
 #[doc(hidden)]
-pub fn data_type_value<T: DlpackDataType>(name: &str) -> Option<T> {
+pub fn data_type_value<T: super::methods::DataTypeClass>(name: &str) -> Option<T> {
     T::from_dlpack_data_type(name.parse().ok()?).ok()
 }
 
 /// [`ProtocolClass::name_of`] for a device class.
 #[doc(hidden)]
-pub fn device_name<T: DlpackDevice>(value: &T) -> Option<String> {
+pub fn device_name<T: super::methods::DeviceClass>(value: &T) -> Option<String> {
     value.dlpack_device().ok().map(|device| device.to_string())
 }
 
 /// [`ProtocolClass::value_of`] for a device class.
 #[doc(hidden)]
-pub fn device_value<T: DlpackDevice>(name: &str) -> Option<T> {
+pub fn device_value<T: super::methods::DeviceClass>(name: &str) -> Option<T> {
     T::from_dlpack_device(name.parse().ok()?).ok()
 }
