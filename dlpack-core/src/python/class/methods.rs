@@ -124,18 +124,7 @@ pub fn eq<'py, T: PyClass, K: PartialEq>(
     other: &Bound<'py, PyAny>,
     key: impl Fn(&T) -> Option<K>,
 ) -> Py<PyAny> {
-    let py = slf.py();
-    let Ok(other) = other.cast::<T>() else {
-        return py.NotImplemented();
-    };
-    let equal = slf.as_any().is(other.as_any())
-        || match (key(&slf.borrow()), key(&other.borrow())) {
-            (Some(a), Some(b)) => a == b,
-            _ => false,
-        };
-    equal
-        .into_pyobject(py)
-        .map_or_else(|e| match e {}, |b| b.to_owned().into_any().unbind())
+    answer(slf.py(), equal(slf, other, key))
 }
 
 /// `!=`: the negation of [`eq`], `NotImplemented` for another class.
@@ -144,15 +133,31 @@ pub fn ne<'py, T: PyClass, K: PartialEq>(
     other: &Bound<'py, PyAny>,
     key: impl Fn(&T) -> Option<K>,
 ) -> Py<PyAny> {
-    let py = slf.py();
-    let equal = eq(slf, other, key);
-    if equal.is(&py.NotImplemented()) {
-        return equal;
+    answer(slf.py(), equal(slf, other, key).map(|equal| !equal))
+}
+
+/// Whether `other` equals `slf`; `None` when it is of another class.
+fn equal<'py, T: PyClass, K: PartialEq>(
+    slf: &Bound<'py, T>,
+    other: &Bound<'py, PyAny>,
+    key: impl Fn(&T) -> Option<K>,
+) -> Option<bool> {
+    let other = other.cast::<T>().ok()?;
+    if slf.as_any().is(other.as_any()) {
+        return Some(true);
     }
-    let not_equal = !equal.bind(py).is_truthy().unwrap_or(false);
-    not_equal
-        .into_pyobject(py)
-        .map_or_else(|e| match e {}, |b| b.to_owned().into_any().unbind())
+    Some(match (key(&slf.borrow()), key(&other.borrow())) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    })
+}
+
+/// A comparison's result as Python has it: `True`, `False` or `NotImplemented`.
+fn answer(py: Python<'_>, result: Option<bool>) -> Py<PyAny> {
+    match result {
+        None => py.NotImplemented(),
+        Some(result) => pyo3::types::PyBool::new(py, result).to_owned().into_any().unbind(),
+    }
 }
 
 /// `hash()`: of the DLPack value, so equal values hash alike; of the object's identity for a
