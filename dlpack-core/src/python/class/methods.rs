@@ -156,7 +156,10 @@ fn equal<'py, T: PyClass, K: PartialEq>(
 fn answer(py: Python<'_>, result: Option<bool>) -> Py<PyAny> {
     match result {
         None => py.NotImplemented(),
-        Some(result) => pyo3::types::PyBool::new(py, result).to_owned().into_any().unbind(),
+        Some(result) => pyo3::types::PyBool::new(py, result)
+            .to_owned()
+            .into_any()
+            .unbind(),
     }
 }
 

@@ -133,8 +133,51 @@ pub fn add_values<T: ProtocolClass>(module: &Bound<'_, PyModule>) -> PyResult<()
 pub trait ProtocolClass: PyClass + super::methods::IntoClassObject {
     /// The DLPack name of a value (`float16`, `cuda_host`); `None` for a value without a
     /// DLPack value.
+    ///
+    /// ```
+    /// use dlpack_core::DlpackDataType;
+    /// use dlpack_core::python::ProtocolClass;
+    /// use pyo3::prelude::*;
+    ///
+    /// #[pyclass(frozen)]
+    /// #[derive(Clone, Copy, DlpackDataType)]
+    /// enum DType {
+    ///     #[dlpack("bfloat16")]
+    ///     BFloat16,
+    ///     #[dlpack(skip)]
+    ///     Opaque,
+    /// }
+    ///
+    /// #[dlpack_core::python::pymethods(data_type)]
+    /// impl DType {}
+    ///
+    /// assert_eq!(DType::name_of(&DType::BFloat16).as_deref(), Some("bfloat16"));
+    /// assert_eq!(DType::name_of(&DType::Opaque), None);
+    /// ```
     fn name_of(value: &Self) -> Option<String>;
-    /// The value a DLPack name stands for: what importing its DLPack value gives.
+    /// The value a DLPack name stands for: what importing its DLPack value gives; `None` for
+    /// a name the class has no value for.
+    ///
+    /// ```
+    /// use dlpack_core::DlpackDataType;
+    /// use dlpack_core::python::ProtocolClass;
+    /// use pyo3::prelude::*;
+    ///
+    /// #[pyclass(frozen)]
+    /// #[derive(Clone, Copy, DlpackDataType)]
+    /// enum DType {
+    ///     #[dlpack("bfloat16")]
+    ///     BFloat16,
+    ///     #[dlpack(skip)]
+    ///     Opaque,
+    /// }
+    ///
+    /// #[dlpack_core::python::pymethods(data_type)]
+    /// impl DType {}
+    ///
+    /// assert!(matches!(DType::value_of("bfloat16"), Some(DType::BFloat16)));
+    /// assert!(DType::value_of("float32").is_none());
+    /// ```
     fn value_of(name: &str) -> Option<Self>;
 }
 
