@@ -15,9 +15,10 @@ use super::names::class_name;
 ///
 /// The unit values are the class attributes PyO3 makes for the variants of a fieldless
 /// `#[pyclass]` enum (`DType.Float16`); each is named after its `#[dlpack("…")]` annotation,
-/// the name `str()` gives. A variant with no DLPack value (`#[dlpack(skip)]`) gets no name,
-/// and where several variants export one DLPack value (an `export_only` alias), the name
-/// stands for the one it imports as, so no two values share a name. A class that is a struct
+/// the name `str()` gives, in place of its Rust name. A variant with no DLPack value
+/// (`#[dlpack(skip)]`) gets no name and keeps its Rust one, and where several variants export
+/// one DLPack value (an `export_only` alias), the name stands for the one it imports as (the
+/// alias equals it), so no two values share a name. A class that is a struct
 /// has no unit values: nothing is added. A name that the class or the module already holds
 /// for something else (a method of yours called `float16`) is a `ValueError` at import,
 /// naming both.
@@ -50,6 +51,7 @@ use super::names::class_name;
 ///     let float16 = mini.getattr("float16")?;
 ///     assert_eq!(float16.repr()?.to_str()?, "mini.float16");
 ///     assert!(float16.eq(mini.getattr("DType")?.getattr("float16")?)?);
+///     assert!(!mini.getattr("DType")?.hasattr("Float16")?); // the Rust name is gone
 ///     assert!(mini.getattr("bfloat16")?.eq(mini.getattr("DType")?.call1(("bfloat16",))?)?);
 ///     Ok(())
 /// })?;
@@ -59,19 +61,26 @@ pub fn add_values<T: ProtocolClass>(module: &Bound<'_, PyModule>) -> PyResult<()
     let py = module.py();
     let class = T::type_object(py);
     let mut names = BTreeSet::new();
+    // PyO3's attributes of the variants, under their Rust names: replaced by the DLPack names.
+    let mut rust_names = Vec::new();
     for item in class
         .getattr("__dict__")?
-        .call_method0("values")?
+        .call_method0("items")?
         .try_iter()?
     {
-        let item = item?;
+        let (key, item): (String, Bound<'_, PyAny>) = item?.extract()?;
         if let Ok(value) = item.cast::<T>() {
             // A device name with an id (`cuda:1`) is no Python identifier: its value has no
             // attribute of its own, as `torch.device("cuda:1")` has none.
-            let name = T::name_of(&value.borrow());
-            names.extend(
-                name.filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')),
-            );
+            let name = T::name_of(&value.borrow())
+                .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|name| T::value_of(name).is_some());
+            if let Some(name) = name {
+                if key != name {
+                    rust_names.push(key);
+                }
+                names.insert(name);
+            }
         }
     }
     for name in names {
@@ -97,6 +106,9 @@ pub fn add_values<T: ProtocolClass>(module: &Bound<'_, PyModule>) -> PyResult<()
         // `add`, not `setattr`: it lists the name in `__all__` too, which a package that
         // re-exports the extension (`from .mini import *`, as maturin writes it) reads.
         module.add(name.as_str(), &value)?;
+    }
+    for key in rust_names {
+        class.delattr(key.as_str())?;
     }
     Ok(())
 }
