@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the `dlpack_demo` extension (examples/python) and runs the pytest suite (tests/python)
-# against numpy, PaddlePaddle, TVM FFI, JAX, ml_dtypes and array-api-strict from PyPI.
+# Builds the `dlpack_demo` extension (examples/python) and the minimal `mini` extension
+# (tests/python/mini, made with `#[pymethods]` alone), and runs the pytest suite (tests/python,
+# which holds tests/python/mini/test_mini.py) against numpy, PaddlePaddle, TVM FFI, JAX,
+# ml_dtypes and array-api-strict from PyPI.
 #
 #   scripts/python-tests.sh [--with-torch | --numpy-only] [--dev] [pytest arguments...]
 #   scripts/python-tests.sh [--with-torch | --numpy-only] --install-only
@@ -123,6 +125,12 @@ fi
 
 step "building the extension: maturin develop ${release:-(unoptimised)}${features:+ --features $features}"
 maturin develop $release --manifest-path "$manifest" ${features:+--features "$features"}
+
+mini="tests/python/mini/Cargo.toml"
+step "checking and building the minimal extension: tests/python/mini"
+cargo fmt --manifest-path "$mini" --check
+cargo clippy --quiet --manifest-path "$mini" --all-targets -- -D warnings
+maturin develop --release --manifest-path "$mini"
 
 step "running pytest tests/python $*"
 python -m pytest tests/python "$@"

@@ -7,6 +7,11 @@
   against the bare `paddle.float16.__dlpack_data_type__()` call every consumer has to make,
   and against TVM FFI reading the same object through the protocol (`testing.echo`).
   Informative, no target; skipped with the reason when paddle or tvm_ffi is absent.
+- A generated protocol method against a hand-written one, in the same process, target
+  <= 1.05x: `dlpack_demo.float16.__dlpack_data_type__()` (written by `#[pymethods(data_type)]`)
+  against `dlpack_demo.dlpack.DataType("float16").__dlpack_data_type__()` (dlpack-core's own
+  class, whose method is hand-written: `self.0.into()`), and the same for
+  `__dlpack_device__` on `dlpack_demo.Device("cuda:1")` and `dlpack_demo.dlpack.Device`.
 - The import path and DLPack 1.3's C exchange API (issue 15), each against TVM FFI doing the
   same thing in the same process, target <= 1.0x: `dlpack_demo.from_dlpack(x)` against
   `tvm_ffi.from_dlpack(x)` for x a NumPy array (`__dlpack__` on both sides), a PaddlePaddle
@@ -110,6 +115,7 @@ def main():
                 "target": None,
             })
 
+    results.extend(generated_lines(args.repeat))
     results.extend(exchange_lines(args.repeat))
 
     with open(args.out, "w") as f:
@@ -166,6 +172,34 @@ def exchange_lines(repeat):
         ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, number, repeat)
         results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
                         "target": 1.0})
+    return results
+
+
+def generated_lines(repeat):
+    """`#[pymethods]`'s protocol methods against hand-written ones of the same shape (a frozen
+    class, a method returning a tuple of ints), called the same way."""
+    import dlpack_demo
+
+    generated_dtype = dlpack_demo.float16
+    hand_dtype = dlpack_demo.dlpack.DataType("float16")
+    generated_device = dlpack_demo.Device("cuda:1")
+    hand_device = dlpack_demo.dlpack.Device("cuda:1")
+    # Both must work and agree before they are timed.
+    assert generated_dtype.__dlpack_data_type__() == hand_dtype.__dlpack_data_type__() == (2, 16, 1)
+    assert generated_device.__dlpack_device__() == hand_device.__dlpack_device__() == (2, 1)
+    lines = [
+        ("generated __dlpack_data_type__() (dlpack_demo.float16)",
+         lambda: generated_dtype.__dlpack_data_type__(),
+         "hand-written (dlpack_demo.dlpack.DataType)", lambda: hand_dtype.__dlpack_data_type__()),
+        ("generated __dlpack_device__() (dlpack_demo.Device)",
+         lambda: generated_device.__dlpack_device__(),
+         "hand-written (dlpack_demo.dlpack.Device)", lambda: hand_device.__dlpack_device__()),
+    ]
+    results = []
+    for name, ours_fn, peer, peer_fn in lines:
+        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, 100_000, repeat)
+        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
+                        "target": 1.05})
     return results
 
 

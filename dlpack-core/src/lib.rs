@@ -88,8 +88,8 @@
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! __private
-//! bridges python
+//! bridges
+//! __private python
 //! convert cuda
 //! tensor
 //! data_type device

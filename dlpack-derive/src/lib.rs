@@ -116,6 +116,12 @@ pub fn derive_data_type(input: TokenStream) -> TokenStream {
     expand::derive(&input, parse::kind::Kind::DataType).into()
 }
 
+#[doc = include_str!("../docs/pymethods.md")]
+#[proc_macro_attribute]
+pub fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::python::pymethods(args.into(), input.into()).into()
+}
+
 #[doc = include_str!("../docs/device.md")]
 #[proc_macro_derive(DlpackDevice, attributes(dlpack))]
 pub fn derive_device(input: TokenStream) -> TokenStream {

@@ -413,6 +413,7 @@
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! class
 //! import
 //! export
 //! values
@@ -430,6 +431,7 @@
 //! Use `#[pyclass]` types from this module in an extension built with maturin (or any PyO3
 //! build); the module itself needs no `abi3` or other PyO3 feature.
 
+mod class;
 mod class_cache;
 mod error;
 mod export;
@@ -438,6 +440,9 @@ mod ints;
 mod message;
 mod values;
 
+#[doc(hidden)]
+pub use class::generated as __generated;
+pub use class::{ProtocolClass, add_values, dispatch_from_dlpack};
 pub use export::capsule::{
     LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, capsule_tensor, legacy_capsule,
     versioned_capsule,
@@ -451,6 +456,11 @@ pub use values::classify::{EXCHANGE_API, ProtocolKind, protocol_kind};
 pub use values::numpy::numpy_dtype;
 pub use values::objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
 pub use values::read::{ValueKind, read_tensor_device, value_kind};
+
+/// Completes a framework's data type or device class: see the attribute's documentation.
+#[cfg(feature = "derive")]
+#[doc(inline)]
+pub use dlpack_derive::pymethods;
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name
 /// it through this re-export.

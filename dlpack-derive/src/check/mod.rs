@@ -12,6 +12,7 @@
 //! - [`policy`]: how every item comes back (`export_only`, `default`, `import_with`), checked
 //!   against the fields import cannot set.
 //! - [`target`]: what differs by kind: the data type or device an item names directly.
+//! - [`python`]: what `#[pymethods(…)]` refuses in the author's block.
 //! - [`duplicates`]: two items importing one value.
 //! - [`remote`]: the options of a mirror of another crate's type.
 //! - [`model`]: what the stage hands on, and what the steps hand the resolver; [`types`]: what
@@ -20,7 +21,7 @@
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
 //! resolve
-//! duplicates placement policy remote target
+//! duplicates placement policy python remote target
 //! model types
 //! ```
 
@@ -28,6 +29,7 @@ mod duplicates;
 mod model;
 mod placement;
 mod policy;
+pub(crate) mod python;
 mod remote;
 mod resolve;
 mod target;

@@ -8,6 +8,7 @@
 //! - [`route`]: the set an item not matched directly is routed by, read by the three above.
 //! - [`remote`]: a mirror's conversions to and from the type it mirrors, which prove they
 //!   match.
+//! - [`python`]: `#[pymethods(…)]`, the author's block completed with the protocol methods.
 //! - [`fallback`]: the impls emitted beside the errors of an invalid input.
 //! - [`tokens`]: the small helpers every part uses.
 //!
@@ -20,7 +21,7 @@
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! assertions fallback import remote
+//! assertions fallback import python remote
 //! items
 //! builder route value
 //! tokens
@@ -31,6 +32,7 @@ mod builder;
 mod fallback;
 mod import;
 mod items;
+pub(crate) mod python;
 mod remote;
 mod route;
 mod tokens;

@@ -6,6 +6,8 @@
 //! - [`symbol`]: the option keys, each spelt once, and which derive each belongs to.
 //! - [`kind`]: what differs between the two derives (the value type, its set, the generated
 //!   names).
+//! - [`python`]: the arguments of `#[pymethods(…)]` and the Python names of the author's
+//!   methods.
 //! - [`ctxt`]: the error collector every stage reports into.
 //!
 //! ```text
@@ -14,7 +16,7 @@
 //! attr
 //! names
 //! symbol
-//! ctxt kind
+//! ctxt kind python
 //! ```
 
 pub(crate) mod ast;
@@ -22,4 +24,5 @@ pub(crate) mod attr;
 pub(crate) mod ctxt;
 pub(crate) mod kind;
 pub(crate) mod names;
+pub(crate) mod python;
 pub(crate) mod symbol;

@@ -3,7 +3,8 @@
 //!
 //! - [`DType`] and [`Device`] are ordinary Rust enums that derive `DlpackDataType` and
 //!   `DlpackDevice`; Python sees `DType.float16` and `Device('cpu')`, objects whose classes
-//!   carry `__dlpack_data_type__` and `__dlpack_device__`.
+//!   carry `__dlpack_data_type__` and `__dlpack_device__`, written (with the constructors,
+//!   `repr()`, pickling, …) by `#[dlpack_core::python::pymethods]`.
 //! - Every function that takes a dtype or a device takes *any* object that speaks the
 //!   protocol, and the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and
 //!   array-api-strict, which do not (yet): `empty((1, 2), dtype=paddle.float16)`,
@@ -34,11 +35,10 @@ pub use tensor::Tensor;
 #[pymodule]
 mod dlpack_demo {
     use dlpack_core::python::{
-        DataTypeLike, DeviceLike, ProtocolKind, ValueKind, protocol_kind, read_tensor_device,
-        value_kind,
+        DataTypeLike, DeviceLike, ProtocolKind, ValueKind, add_values, dispatch_from_dlpack,
+        protocol_kind, read_tensor_device, value_kind,
     };
     use dlpack_core::{DataType, Device as DlDevice};
-    use pyo3::exceptions::PyTypeError;
     use pyo3::prelude::*;
 
     #[pymodule_export]
@@ -79,43 +79,14 @@ mod dlpack_demo {
         device: Option<DeviceLike<DlDevice>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let py = obj.py();
-        match value_kind(obj)? {
-            Some(ValueKind::Tensor) => {
-                let device = device.map(|d| d.0);
-                #[cfg(feature = "cuda")]
-                let imported = super::tensor::import_on_stream(obj, device, copy)?;
-                #[cfg(not(feature = "cuda"))]
-                let imported = dlpack_core::python::from_dlpack(obj, device, copy)?;
-                Ok(Tensor::import(imported)?.into_pyobject(py)?.into_any())
-            }
-            Some(kind) if device.is_some() || copy.is_some() => Err(PyTypeError::new_err(format!(
-                "device= and copy= are for tensors; {} is a {}",
-                obj.repr()?,
-                if kind == ValueKind::DataTypeValue {
-                    "data type"
-                } else {
-                    "device"
-                }
-            ))),
-            Some(ValueKind::DataTypeValue) => Ok(obj
-                .extract::<DataTypeLike<DType>>()?
-                .0
-                .into_pyobject(py)?
-                .into_any()),
-            Some(ValueKind::DeviceValue) => {
-                Ok(PyDevice(obj.extract::<DeviceLike<super::Device>>()?.0)
-                    .into_pyobject(py)?
-                    .into_any())
-            }
-            None => Err(PyTypeError::new_err(format!(
-                "from_dlpack() takes a tensor (__dlpack__ or a DLPack capsule), a data type \
-                 (__dlpack_data_type__, a name, a NumPy, JAX, PyTorch or array-api-strict \
-                 dtype) or a device (__dlpack_device__, a name, a (device_type, device_id) \
-                 tuple, a TVM FFI, JAX, PyTorch or array-api-strict device); got {}",
-                obj.get_type().name()?
-            ))),
-        }
+        let device = device.map(|d| d.0);
+        dispatch_from_dlpack::<DType, PyDevice, _>(obj, device, copy, |obj, device, copy| {
+            #[cfg(feature = "cuda")]
+            let imported = super::tensor::import_on_stream(obj, device, copy)?;
+            #[cfg(not(feature = "cuda"))]
+            let imported = dlpack_core::python::from_dlpack(obj, device, copy)?;
+            Tensor::import(imported)
+        })
     }
 
     /// The dtype of any dtype object (`paddle.float16`, `tvm_ffi.dtype("int8")`, a
@@ -230,10 +201,7 @@ mod dlpack_demo {
         // `dlpack_demo.cuda`: devices, the library's streams, and `Gate`.
         #[cfg(feature = "cuda")]
         super::cuda::register(m)?;
-        // `dlpack_demo.float16` and friends, as numpy and torch spell them.
-        for dtype in DType::ALL {
-            m.add(dtype.data_type().to_string(), dtype)?;
-        }
-        Ok(())
+        // `dlpack_demo.float16` and friends (and `DType.float16`), as numpy and torch spell them.
+        add_values::<DType>(m)
     }
 }

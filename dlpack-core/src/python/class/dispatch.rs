@@ -1,0 +1,125 @@
+//! The RFC's `from_dlpack`, which takes tensors, data types and devices.
+
+use pyo3::BoundObject;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+use super::methods::{DataTypeClass, DeviceClass, new_data_type, new_device};
+use crate::device::Device;
+use crate::python::{ValueKind, value_kind};
+
+/// `from_dlpack(obj, device=None, copy=None)` as the DLPack RFC proposes it, over your tensor
+/// type `T`, data type class `D` and device class `V`: a tensor (anything with `__dlpack__`, a
+/// DLPack capsule) becomes a `T` through `import` (usually
+/// [`from_dlpack`](crate::python::from_dlpack) and your tensor's constructor), honouring
+/// `device=` and `copy=`; a data type object or name becomes a `D`, and a device object, name
+/// or `(device_type, device_id)` tuple a `V`, read as [`DataTypeLike`](crate::python::DataTypeLike)
+/// and [`DeviceLike`](crate::python::DeviceLike) read them. Which one `obj` is, is decided as
+/// [`value_kind`] decides it.
+///
+/// `device=` and `copy=` are for tensors: with a data type or a device they are a `TypeError`
+/// (a data type has no device to move to, nothing to copy). Anything else is a `TypeError`
+/// that says what `from_dlpack` takes.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use dlpack_core::python::{DeviceLike, dispatch_from_dlpack};
+/// use dlpack_core::{Device, DlpackDataType, DlpackDevice, ManagedTensor};
+/// use pyo3::prelude::*;
+///
+/// #[pyclass(module = "mini", frozen)]
+/// #[derive(Clone, Copy, DlpackDataType)]
+/// enum DType {
+///     #[dlpack("float32")]
+///     Float32,
+/// }
+/// #[dlpack_core::python::pymethods(data_type)]
+/// impl DType {}
+///
+/// #[pyclass(module = "mini", frozen)]
+/// #[derive(Clone, Copy, DlpackDevice)]
+/// enum Place {
+///     #[dlpack(cpu)]
+///     Cpu,
+/// }
+/// #[dlpack_core::python::pymethods(device)]
+/// impl Place {}
+///
+/// /// Immutable float32 vectors (its `__dlpack__` is left out here).
+/// #[pyclass(module = "mini", frozen)]
+/// struct Floats(Arc<[f32]>);
+///
+/// #[pyfunction]
+/// #[pyo3(signature = (obj, device=None, copy=None))]
+/// fn from_dlpack<'py>(
+///     obj: &Bound<'py, PyAny>,
+///     device: Option<DeviceLike<Device>>,
+///     copy: Option<bool>,
+/// ) -> PyResult<Bound<'py, PyAny>> {
+///     dispatch_from_dlpack::<DType, Place, _>(obj, device.map(|d| d.0), copy, |obj, device, copy| {
+///         let tensor = dlpack_core::python::from_dlpack(obj, device, copy)?;
+///         Ok(Floats(tensor.view()?.to_vec::<f32>()?.into()))
+///     })
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let from_dlpack = wrap_pyfunction!(from_dlpack, py)?;
+///     let float32 = from_dlpack.call1(("float32",))?;
+///     assert_eq!(float32.repr()?.to_str()?, "mini.float32");
+///     assert_eq!(from_dlpack.call1(((1, 0),))?.repr()?.to_str()?, "mini.Place('cpu')");
+///     let capsule = dlpack_core::python::versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32], &[1])?)?;
+///     assert!(from_dlpack.call1((capsule,))?.is_instance_of::<Floats>());
+///     let err = from_dlpack.call(("float32",), Some(&[("copy", true)].into_py_dict(py)?)).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+///     let err = from_dlpack.call1((1.5,)).unwrap_err();
+///     assert!(err.to_string().contains("takes a tensor"), "{err}");
+///     Ok(())
+/// })?;
+/// # use pyo3::types::IntoPyDict;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn dispatch_from_dlpack<'py, D, V, T>(
+    obj: &Bound<'py, PyAny>,
+    device: Option<Device>,
+    copy: Option<bool>,
+    import: impl FnOnce(&Bound<'py, PyAny>, Option<Device>, Option<bool>) -> PyResult<T>,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    D: DataTypeClass,
+    V: DeviceClass,
+    T: IntoPyObject<'py>,
+    PyErr: From<T::Error>,
+{
+    let py = obj.py();
+    let kind = value_kind(obj)?;
+    let what = match kind {
+        Some(ValueKind::Tensor) => {
+            let tensor = import(obj, device, copy)?;
+            return Ok(tensor.into_pyobject(py)?.into_any().into_bound());
+        }
+        Some(ValueKind::DataTypeValue) => "data type",
+        Some(ValueKind::DeviceValue) => "device",
+        None => {
+            return Err(PyTypeError::new_err(format!(
+                "from_dlpack() takes a tensor (an object with __dlpack__, or a DLPack capsule), \
+                 a data type (an object with __dlpack_data_type__, a name such as 'float32', a \
+                 NumPy, JAX, PyTorch or array-api-strict dtype) or a device (an object with \
+                 __dlpack_device__, a name such as 'cuda:0', a (device_type, device_id) tuple, \
+                 a TVM FFI, JAX, PyTorch or array-api-strict device); got {}",
+                obj.get_type().name()?
+            )));
+        }
+    };
+    if device.is_some() || copy.is_some() {
+        return Err(PyTypeError::new_err(format!(
+            "device= and copy= are for tensors; {} is a {what}",
+            obj.repr()?
+        )));
+    }
+    Ok(match kind {
+        Some(ValueKind::DataTypeValue) => new_data_type::<D>(obj)?.into_pyobject(py)?.into_any(),
+        _ => new_device::<V>(obj)?.into_pyobject(py)?.into_any(),
+    })
+}

@@ -1,0 +1,241 @@
+//! What the methods of `#[pymethods(data_type)]` and `#[pymethods(device)]` call: one generic
+//! function per Python method, so the generated wrappers are a line each and the behaviour is
+//! written (and tested) once, here.
+//!
+//! Everything here is `#[doc(hidden)]` API for generated code: it may change with any release
+//! of the derive, which dlpack-core pins exactly.
+
+use core::hash::{Hash, Hasher};
+use std::collections::hash_map::DefaultHasher;
+
+use pyo3::PyClass;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyTuple, PyType};
+
+use super::names::{class_name, python_error};
+use crate::convert::{DlpackDataType, DlpackDevice};
+use crate::data_type::DataType;
+use crate::device::Device;
+use crate::python::{DataTypeLike, DeviceLike, numpy_dtype};
+
+/// A `#[pyclass]` whose values are DLPack data types, completed by `#[pymethods(data_type)]`,
+/// which implements this trait: its supertraits are checked once, there, so a type that
+/// derives neither trait is one error, not one per generated method.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a data type class completed by `#[pymethods(data_type)]`",
+    label = "not a data type class",
+    note = "derive `DlpackDataType` on `{Self}`, make it a `#[pyclass]`, and write `#[dlpack_core::python::pymethods(data_type)]` on its `impl` block"
+)]
+pub trait DataTypeClass: PyClass + DlpackDataType + IntoClassObject {}
+
+/// A `#[pyclass]` whose values are DLPack devices, completed by `#[pymethods(device)]`, which
+/// implements this trait (see [`DataTypeClass`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a device class completed by `#[pymethods(device)]`",
+    label = "not a device class",
+    note = "derive `DlpackDevice` on `{Self}`, make it a `#[pyclass]`, and write `#[dlpack_core::python::pymethods(device)]` on its `impl` block"
+)]
+pub trait DeviceClass: PyClass + DlpackDevice + IntoClassObject {}
+
+/// A `#[pyclass]` value that becomes a Python object of its class, as every class whose base
+/// is `object` does.
+pub trait IntoClassObject:
+    for<'py> IntoPyObject<'py, Target = Self, Output = Bound<'py, Self>, Error = PyErr>
+{
+}
+
+impl<T> IntoClassObject for T where
+    T: for<'py> IntoPyObject<'py, Target = T, Output = Bound<'py, T>, Error = PyErr>
+{
+}
+
+/// `T(obj)`: the value of any data type object or name, as [`DataTypeLike`] reads it.
+pub fn new_data_type<T: DataTypeClass>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
+    let data_type = obj.extract::<DataTypeLike<DataType>>()?.0;
+    T::from_dlpack_data_type(data_type).map_err(|err| python_error::<T>(obj.py(), err))
+}
+
+/// `T(obj)`: the value of any device object, name or `(device_type, device_id)` tuple.
+pub fn new_device<T: DeviceClass>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
+    let device = obj.extract::<DeviceLike<Device>>()?.0;
+    T::from_dlpack_device(device).map_err(|err| python_error::<T>(obj.py(), err))
+}
+
+/// `__dlpack_data_type__()`: `(code, bits, lanes)`, or a `ValueError` naming the class.
+#[inline]
+pub fn dlpack_data_type<T: DataTypeClass>(py: Python<'_>, value: &T) -> PyResult<(u8, u8, u16)> {
+    match value.dlpack_data_type() {
+        Ok(data_type) => Ok(data_type.into()),
+        Err(err) => Err(python_error::<T>(py, err)),
+    }
+}
+
+/// `__dlpack_device__()`: `(device_type, device_id)`, or a `ValueError` naming the class.
+#[inline]
+pub fn dlpack_device<T: DeviceClass>(py: Python<'_>, value: &T) -> PyResult<(i32, i32)> {
+    match value.dlpack_device() {
+        Ok(device) => Ok(device.into()),
+        Err(err) => Err(python_error::<T>(py, err)),
+    }
+}
+
+/// `repr()`: `mini.float16`, the name a value has in its class's module (where
+/// [`add_values`](crate::python::add_values) puts it); `<mini.DType without a DLPack data
+/// type>` for a value that has none.
+pub fn data_type_repr<T: DataTypeClass>(slf: &Bound<'_, T>) -> PyResult<String> {
+    let ty = slf.as_any().get_type();
+    Ok(match slf.borrow().dlpack_data_type() {
+        Ok(data_type) => format!("{}{data_type}", module_prefix(&ty)?),
+        Err(_) => format!("<{} without a DLPack data type>", class_name(&ty)?),
+    })
+}
+
+/// `repr()`: `mini.Device('cuda:1')`, which evaluates back to the value.
+pub fn device_repr<T: DeviceClass>(slf: &Bound<'_, T>) -> PyResult<String> {
+    let ty = slf.as_any().get_type();
+    Ok(match slf.borrow().dlpack_device() {
+        Ok(device) => format!("{}('{device}')", class_name(&ty)?),
+        Err(_) => format!("<{} without a DLPack device>", class_name(&ty)?),
+    })
+}
+
+/// `str()`: the DLPack name (`float16`), or the `repr()` of a value without one.
+pub fn data_type_str<T: DataTypeClass>(slf: &Bound<'_, T>) -> PyResult<String> {
+    match slf.borrow().dlpack_data_type() {
+        Ok(data_type) => Ok(data_type.to_string()),
+        Err(_) => data_type_repr(slf),
+    }
+}
+
+/// `str()`: the DLPack name (`cuda:1`), or the `repr()` of a value without one.
+pub fn device_str<T: DeviceClass>(slf: &Bound<'_, T>) -> PyResult<String> {
+    match slf.borrow().dlpack_device() {
+        Ok(device) => Ok(device.to_string()),
+        Err(_) => device_repr(slf),
+    }
+}
+
+/// `==`: two values of the class are equal when their DLPack values are (what pickling
+/// keeps); a value without one equals only itself. Another class is `NotImplemented`, so
+/// Python asks the other operand, as for any value type.
+pub fn eq<'py, T: PyClass, K: PartialEq>(
+    slf: &Bound<'py, T>,
+    other: &Bound<'py, PyAny>,
+    key: impl Fn(&T) -> Option<K>,
+) -> Py<PyAny> {
+    answer(slf.py(), equal(slf, other, key))
+}
+
+/// `!=`: the negation of [`eq`], `NotImplemented` for another class.
+pub fn ne<'py, T: PyClass, K: PartialEq>(
+    slf: &Bound<'py, T>,
+    other: &Bound<'py, PyAny>,
+    key: impl Fn(&T) -> Option<K>,
+) -> Py<PyAny> {
+    answer(slf.py(), equal(slf, other, key).map(|equal| !equal))
+}
+
+/// Whether `other` equals `slf`; `None` when it is of another class.
+fn equal<'py, T: PyClass, K: PartialEq>(
+    slf: &Bound<'py, T>,
+    other: &Bound<'py, PyAny>,
+    key: impl Fn(&T) -> Option<K>,
+) -> Option<bool> {
+    let other = other.cast::<T>().ok()?;
+    if slf.as_any().is(other.as_any()) {
+        return Some(true);
+    }
+    Some(match (key(&slf.borrow()), key(&other.borrow())) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    })
+}
+
+/// A comparison's result as Python has it: `True`, `False` or `NotImplemented`.
+fn answer(py: Python<'_>, result: Option<bool>) -> Py<PyAny> {
+    match result {
+        None => py.NotImplemented(),
+        Some(result) => pyo3::types::PyBool::new(py, result)
+            .to_owned()
+            .into_any()
+            .unbind(),
+    }
+}
+
+/// `hash()`: of the DLPack value, so equal values hash alike; of the object's identity for a
+/// value without one (which equals only itself).
+pub fn hash<T: PyClass, K: Hash>(slf: &Bound<'_, T>, key: impl Fn(&T) -> Option<K>) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    match key(&slf.borrow()) {
+        Some(key) => key.hash(&mut hasher),
+        None => slf.as_ptr().hash(&mut hasher),
+    }
+    hasher.finish()
+}
+
+/// The DLPack data type of a value, the key of `==` and `hash()`.
+pub fn data_type_key<T: DataTypeClass>(value: &T) -> Option<DataType> {
+    value.dlpack_data_type().ok()
+}
+
+/// The DLPack device of a value, the key of `==` and `hash()`.
+pub fn device_key<T: DeviceClass>(value: &T) -> Option<Device> {
+    value.dlpack_device().ok()
+}
+
+/// `__reduce__()`: `(cls, (name,))`, so pickle rebuilds the value with the constructor from
+/// its DLPack name; a `ValueError` for a value without one (which no name rebuilds).
+pub fn reduce<'py, T: PyClass>(
+    slf: &Bound<'py, T>,
+    name: Option<String>,
+    what: &str,
+) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
+    let ty = slf.as_any().get_type();
+    let Some(name) = name else {
+        return Err(PyValueError::new_err(format!(
+            "cannot pickle this {}: it has no DLPack {what}, and pickle rebuilds the value from \
+             its DLPack name",
+            class_name(&ty)?
+        )));
+    };
+    Ok((ty, PyTuple::new(slf.py(), [name])?))
+}
+
+/// NumPy's `dtype` attribute: the NumPy dtype of the value, so that `numpy.empty(2,
+/// dtype=mini.float16)` and JAX take it.
+pub fn numpy_dtype_of<'py, T: DataTypeClass>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    let data_type = dlpack_data_type(py, value)?;
+    numpy_dtype(py, DataType::from(data_type))
+}
+
+/// A device's `type`: `"cpu"`, `"cuda"`, … as `torch.device` and TVM FFI name it.
+pub fn device_type<T: DeviceClass>(py: Python<'_>, value: &T) -> PyResult<&'static str> {
+    let device = dlpack_device_value(py, value)?;
+    Ok(device.device_type.name().unwrap_or("unknown"))
+}
+
+/// A device's `index`: its DLPack device id (0 for host memory).
+pub fn device_index<T: DeviceClass>(py: Python<'_>, value: &T) -> PyResult<i32> {
+    Ok(dlpack_device_value(py, value)?.device_id)
+}
+
+fn dlpack_device_value<T: DeviceClass>(py: Python<'_>, value: &T) -> PyResult<Device> {
+    value
+        .dlpack_device()
+        .map_err(|err| python_error::<T>(py, err))
+}
+
+/// `mini.` for a class of module `mini`; nothing for a class without a module of its own.
+fn module_prefix(ty: &Bound<'_, PyType>) -> PyResult<String> {
+    let module = ty.module()?;
+    let module = module.to_str()?;
+    Ok(if module == "builtins" {
+        String::new()
+    } else {
+        format!("{module}.")
+    })
+}

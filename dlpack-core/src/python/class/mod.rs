@@ -1,0 +1,31 @@
+//! Protocol classes from one attribute: [`pymethods`](crate::python::pymethods) writes every
+//! method Python sees on a framework's dtype or device class, [`add_values`] names its unit
+//! values in a module, [`dispatch_from_dlpack`] is the RFC's `from_dlpack`, and
+//! [`DlpackRequest::export`](crate::python::DlpackRequest::export) the end of a `__dlpack__`.
+//!
+//! The generated methods are one-line wrappers over the generic functions of `methods`, so
+//! the behaviour is written once, here, and a generated `__dlpack_data_type__` costs what a
+//! hand-written one costs (`scripts/bench-report.sh` measures both in one process).
+//!
+//! ```text
+//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
+//! dispatch values
+//! methods export
+//! names
+//! ```
+
+mod dispatch;
+mod export;
+pub(crate) mod methods;
+mod names;
+mod values;
+
+pub use dispatch::dispatch_from_dlpack;
+pub use values::{ProtocolClass, add_values};
+
+/// What the code `pymethods` generates calls.
+#[doc(hidden)]
+pub mod generated {
+    pub use super::methods::*;
+    pub use super::values::{data_type_name, data_type_value, device_name, device_value};
+}

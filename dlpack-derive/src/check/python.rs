@@ -1,0 +1,53 @@
+//! What `#[pymethods(…)]` refuses in the author's block: a method that would change what
+//! kind of object the class is, and an `__eq__` without its `__hash__` (or the reverse).
+//! Everything else the author writes wins over the generated method of the same name.
+
+use crate::parse::ctxt::Ctxt;
+use crate::parse::python::{ClassKind, Written};
+
+/// Reports every mistake in the author's names into `cx`.
+pub(crate) fn check(cx: &Ctxt, kind: ClassKind, written: &[Written]) {
+    for method in written {
+        let other_protocol = match (kind, method.name.as_str()) {
+            (_, "__dlpack__") => Some("a tensor"),
+            (ClassKind::Device, "__dlpack_data_type__") => Some("a data type"),
+            _ => None,
+        };
+        if let Some(becomes) = other_protocol {
+            let own = match kind {
+                ClassKind::DataType => "`__dlpack_data_type__`",
+                ClassKind::Device => "`__dlpack_device__`",
+            };
+            cx.error(
+                method.span,
+                format_args!(
+                    "`{}` makes this class {becomes} to every consumer (TVM FFI and \
+                     `value_kind` decide a class's kind by its methods); a {} class has {own} \
+                     only, which `#[pymethods({})]` writes: remove `{}`",
+                    method.name,
+                    kind.noun(),
+                    kind.argument(),
+                    method.name,
+                ),
+            );
+        }
+    }
+    let find = |name: &str| written.iter().find(|m| m.name == name);
+    let eq = find("__eq__").or_else(|| find("__richcmp__"));
+    match (eq, find("__hash__")) {
+        (Some(eq), None) => cx.error(
+            eq.span,
+            format_args!(
+                "`{}` without `__hash__`: the generated `__hash__` hashes the DLPack value, \
+                 and equal values must hash alike; write `__hash__` too, or neither",
+                eq.name
+            ),
+        ),
+        (None, Some(hash)) => cx.error(
+            hash.span,
+            "`__hash__` without `__eq__`: the generated `__eq__` compares the DLPack value, \
+             and equal values must hash alike; write `__eq__` too, or neither",
+        ),
+        _ => {}
+    }
+}

@@ -1,0 +1,274 @@
+//! `#[pymethods(…)]`: the author's block, as one `#[pyo3::pymethods]` block with every
+//! generated method whose Python name the author did not write, and the `ProtocolClass` impl.
+//!
+//! PyO3 allows one `#[pymethods]` block per class (unless its `multiple-pymethods` feature is
+//! on), which is why the generated methods go into the author's block instead of a block of
+//! their own. Each is a one-line wrapper over a generic function of
+//! `dlpack_core::python::__generated`, where the behaviour is written once.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{ImplItem, ItemImpl, Path};
+
+use crate::check;
+use crate::parse::ctxt::Ctxt;
+use crate::parse::python::{self, ClassKind, Written};
+
+/// The whole attribute: parse the arguments and the block, check the author's names, expand;
+/// on a mistake, the errors beside the author's block as a plain `#[pymethods]` block, so the
+/// mistake is reported once and not as missing methods wherever the class is used.
+pub(crate) fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: ItemImpl = match syn::parse2(input) {
+        Ok(item) => item,
+        Err(err) => return err.to_compile_error(),
+    };
+    let args = match python::parse_args(args) {
+        Ok(args) => args,
+        Err(err) => return err.to_compile_error(),
+    };
+    let cx = Ctxt::default();
+    let written = match python::written_names(&item) {
+        Ok(written) => written,
+        Err(err) => {
+            cx.syn_error(err);
+            Vec::new()
+        }
+    };
+    check::python::check(&cx, args.kind, &written);
+    match cx.finish() {
+        Ok(()) => expand(item, args.kind, &args.krate, &written),
+        Err(err) => {
+            let errors = err.to_compile_error();
+            let krate = &args.krate;
+            let pyo3_str = format!("{}::python::pyo3", quote!(#krate)).replace(' ', "");
+            quote! {
+                #[#krate::python::pyo3::pymethods]
+                #[pyo3(crate = #pyo3_str)]
+                #item
+                #errors
+            }
+        }
+    }
+}
+
+/// The expanded block.
+fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]) -> TokenStream {
+    let pyo3 = quote!(#krate::python::pyo3);
+    let pyo3_str = format!("{}::python::pyo3", quote!(#krate)).replace(' ', "");
+    let g = quote!(#krate::python::__generated);
+    let is_written = |name: &str| written.iter().any(|m| m.name == name);
+    // An `__eq__` (or `__richcmp__`) of the author's replaces the generated comparison whole.
+    let own_comparison = is_written("__eq__") || is_written("__richcmp__");
+    for (name, method) in methods(kind, &pyo3, &g) {
+        let comparison = matches!(name, "__eq__" | "__ne__");
+        if is_written(name) || (comparison && own_comparison) {
+            continue;
+        }
+        item.items.push(
+            syn::parse2::<ImplItem>(method)
+                .unwrap_or_else(|e| unreachable!("a generated method is an impl item: {e}")),
+        );
+    }
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let (marker, name_of, value_of) = match kind {
+        ClassKind::DataType => (
+            quote!(DataTypeClass),
+            quote!(data_type_name),
+            quote!(data_type_value),
+        ),
+        ClassKind::Device => (
+            quote!(DeviceClass),
+            quote!(device_name),
+            quote!(device_value),
+        ),
+    };
+    // Spanned on the type, so that a type that derives neither trait is reported there, once:
+    // the generated methods need only this impl, which exists even when its supertraits fail.
+    let assert = quote_spanned! {self_ty.span()=>
+        #[automatically_derived]
+        impl #impl_generics #g::#marker for #self_ty #where_clause {}
+    };
+    quote! {
+        #[#pyo3::pymethods]
+        #[pyo3(crate = #pyo3_str)]
+        #item
+
+        #assert
+
+        #[automatically_derived]
+        impl #impl_generics #krate::python::ProtocolClass for #self_ty #where_clause {
+            fn name_of(value: &Self) -> ::core::option::Option<::std::string::String> {
+                #g::#name_of(value)
+            }
+            fn value_of(name: &str) -> ::core::option::Option<Self> {
+                #g::#value_of(name)
+            }
+        }
+    }
+}
+
+/// Every generated method of a class of `kind`, with its Python name.
+fn methods(
+    kind: ClassKind,
+    pyo3: &TokenStream,
+    g: &TokenStream,
+) -> Vec<(&'static str, TokenStream)> {
+    let any = quote!(#pyo3::Bound<'py, #pyo3::PyAny>);
+    let result = quote!(#pyo3::PyResult);
+    let string = quote!(::std::string::String);
+    let (new, protocol, repr, str_, key, name) = match kind {
+        ClassKind::DataType => (
+            quote!(new_data_type),
+            quote! {
+                /// `(code, bits, lanes)`: the DLPack data type, as plain ints.
+                fn __dlpack_data_type__(&self, py: #pyo3::Python<'_>) -> #result<(u8, u8, u16)> {
+                    #g::dlpack_data_type(py, self)
+                }
+            },
+            quote!(data_type_repr),
+            quote!(data_type_str),
+            quote!(data_type_key),
+            quote!(data_type_name),
+        ),
+        ClassKind::Device => (
+            quote!(new_device),
+            quote! {
+                /// `(device_type, device_id)`: the DLPack device, as plain ints.
+                fn __dlpack_device__(&self, py: #pyo3::Python<'_>) -> #result<(i32, i32)> {
+                    #g::dlpack_device(py, self)
+                }
+            },
+            quote!(device_repr),
+            quote!(device_str),
+            quote!(device_key),
+            quote!(device_name),
+        ),
+    };
+    let what = kind.noun();
+    let mut methods = vec![
+        (
+            "__new__",
+            quote! {
+                /// The value of any object or name of its kind, as DLPack's readers read it.
+                #[new]
+                fn __new__<'py>(obj: &#any) -> #result<Self> {
+                    #g::#new::<Self>(obj)
+                }
+            },
+        ),
+        (
+            match kind {
+                ClassKind::DataType => "__dlpack_data_type__",
+                ClassKind::Device => "__dlpack_device__",
+            },
+            protocol,
+        ),
+        (
+            "__repr__",
+            quote! {
+                fn __repr__<'py>(slf: &#pyo3::Bound<'py, Self>) -> #result<#string> {
+                    #g::#repr(slf)
+                }
+            },
+        ),
+        (
+            "__str__",
+            quote! {
+                fn __str__<'py>(slf: &#pyo3::Bound<'py, Self>) -> #result<#string> {
+                    #g::#str_(slf)
+                }
+            },
+        ),
+        (
+            "__eq__",
+            quote! {
+                fn __eq__<'py>(slf: &#pyo3::Bound<'py, Self>, other: &#any) -> #pyo3::Py<#pyo3::PyAny> {
+                    #g::eq(slf, other, #g::#key::<Self>)
+                }
+            },
+        ),
+        (
+            "__ne__",
+            quote! {
+                fn __ne__<'py>(slf: &#pyo3::Bound<'py, Self>, other: &#any) -> #pyo3::Py<#pyo3::PyAny> {
+                    #g::ne(slf, other, #g::#key::<Self>)
+                }
+            },
+        ),
+        (
+            "__hash__",
+            quote! {
+                fn __hash__<'py>(slf: &#pyo3::Bound<'py, Self>) -> u64 {
+                    #g::hash(slf, #g::#key::<Self>)
+                }
+            },
+        ),
+        (
+            "__reduce__",
+            quote! {
+                /// Pickled as `cls(name)`, its DLPack name.
+                fn __reduce__<'py>(
+                    slf: &#pyo3::Bound<'py, Self>,
+                ) -> #result<(#pyo3::Bound<'py, #pyo3::types::PyType>, #pyo3::Bound<'py, #pyo3::types::PyTuple>)> {
+                    let name = #g::#name(&*#pyo3::Bound::borrow(slf));
+                    #g::reduce(slf, name, #what)
+                }
+            },
+        ),
+        (
+            "__copy__",
+            quote! {
+                /// The value itself: it is immutable.
+                fn __copy__<'py>(slf: #pyo3::Bound<'py, Self>) -> #pyo3::Bound<'py, Self> {
+                    slf
+                }
+            },
+        ),
+        (
+            "__deepcopy__",
+            quote! {
+                /// The value itself: it is immutable.
+                fn __deepcopy__<'py>(slf: #pyo3::Bound<'py, Self>, _memo: &#any) -> #pyo3::Bound<'py, Self> {
+                    slf
+                }
+            },
+        ),
+    ];
+    match kind {
+        ClassKind::DataType => methods.push((
+            "dtype",
+            quote! {
+                /// The NumPy dtype (NumPy's `dtype`-attribute protocol, which JAX reads too).
+                #[getter]
+                fn dtype<'py>(&self, py: #pyo3::Python<'py>) -> #result<#any> {
+                    #g::numpy_dtype_of(py, self)
+                }
+            },
+        )),
+        ClassKind::Device => {
+            methods.push((
+                "type",
+                quote! {
+                    /// The device type's name: `"cpu"`, `"cuda"`, … (as `torch.device` has it).
+                    #[getter]
+                    fn r#type(&self, py: #pyo3::Python<'_>) -> #result<&'static str> {
+                        #g::device_type(py, self)
+                    }
+                },
+            ));
+            methods.push((
+                "index",
+                quote! {
+                    /// The device id (0 for host memory).
+                    #[getter]
+                    fn index(&self, py: #pyo3::Python<'_>) -> #result<i32> {
+                        #g::device_index(py, self)
+                    }
+                },
+            ));
+        }
+    }
+    methods
+}

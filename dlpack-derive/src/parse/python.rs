@@ -1,0 +1,191 @@
+//! `#[pymethods(data_type)]` / `#[pymethods(device)]`: the attribute's arguments, and the
+//! Python name of every method the author wrote in the block, as PyO3 names them.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Path};
+
+/// Which protocol class the attribute completes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClassKind {
+    DataType,
+    Device,
+}
+
+impl ClassKind {
+    /// The argument that names it, as the author writes it.
+    pub(crate) fn argument(self) -> &'static str {
+        match self {
+            Self::DataType => "data_type",
+            Self::Device => "device",
+        }
+    }
+
+    /// `data type` or `device`, for messages.
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            Self::DataType => "data type",
+            Self::Device => "device",
+        }
+    }
+}
+
+/// The attribute's arguments: the class kind, and where dlpack-core is.
+pub(crate) struct Args {
+    pub(crate) kind: ClassKind,
+    pub(crate) krate: Path,
+}
+
+/// One method of the author's block, by the name Python sees.
+pub(crate) struct Written {
+    pub(crate) name: String,
+    pub(crate) span: Span,
+}
+
+/// Parses `data_type` or `device`, and an optional `crate = "path"`.
+pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
+    let mut kind = None;
+    let mut krate = None;
+    let parser = syn::meta::parser(|meta| {
+        let found = if meta.path.is_ident("data_type") {
+            Some(ClassKind::DataType)
+        } else if meta.path.is_ident("device") {
+            Some(ClassKind::Device)
+        } else {
+            None
+        };
+        if let Some(found) = found {
+            if kind.replace(found).is_some() {
+                return Err(
+                    meta.error("one kind per class: write `data_type` or `device`, not both")
+                );
+            }
+            return Ok(());
+        }
+        if meta.path.is_ident("crate") {
+            if krate.is_some() {
+                return Err(meta.error("`crate` is given twice"));
+            }
+            krate = Some(crate_path(&meta)?);
+            return Ok(());
+        }
+        Err(meta.error(
+            "unknown argument: write `#[pymethods(data_type)]` for a data type class or \
+             `#[pymethods(device)]` for a device class (and optionally `crate = \"path\"`)",
+        ))
+    });
+    syn::parse::Parser::parse2(parser, args)?;
+    let Some(kind) = kind else {
+        return Err(syn::Error::new(
+            Span::call_site(),
+            "say which class this is: `#[pymethods(data_type)]` for a data type class, \
+             `#[pymethods(device)]` for a device class",
+        ));
+    };
+    let krate = krate.unwrap_or_else(|| syn::parse_quote!(::dlpack_core));
+    Ok(Args { kind, krate })
+}
+
+/// `crate = "path"` (PyO3's `crate` takes a string too), or `crate = path`.
+fn crate_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
+    let value = meta.value()?;
+    if !value.peek(LitStr) {
+        return value.call(Path::parse_mod_style);
+    }
+    let lit: LitStr = value.parse()?;
+    lit.parse::<Path>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format_args!(
+                "`{}` is not a path; write the path of dlpack-core as re-exported, as in `crate = \"my_framework::dlpack\"`",
+                lit.value()
+            ),
+        )
+    })
+}
+
+/// The Python names of the methods, constants and class attributes the author wrote, as PyO3
+/// gives them: `#[pyo3(name = "…")]`, `#[getter(name)]`, `#[new]` (`__new__`), a getter's
+/// name without `get_`, the identifier without `r#`. Setters are left out: a setter named
+/// like a generated getter adds to it, it does not replace it.
+pub(crate) fn written_names(item: &ItemImpl) -> syn::Result<Vec<Written>> {
+    let mut names = Vec::new();
+    for impl_item in &item.items {
+        match impl_item {
+            ImplItem::Fn(f) => {
+                if let Some(written) = fn_name(f)? {
+                    names.push(written);
+                }
+            }
+            ImplItem::Const(c) => names.push(Written {
+                name: renamed(&c.attrs)?.unwrap_or_else(|| unraw(&c.ident)),
+                span: c.ident.span(),
+            }),
+            _ => {}
+        }
+    }
+    Ok(names)
+}
+
+fn fn_name(f: &ImplItemFn) -> syn::Result<Option<Written>> {
+    let ident = &f.sig.ident;
+    let span = ident.span();
+    let mut name = unraw(ident);
+    if f.attrs.iter().any(|a| a.path().is_ident("setter")) {
+        return Ok(None);
+    }
+    if f.attrs.iter().any(|a| a.path().is_ident("new")) {
+        name = "__new__".to_owned();
+    }
+    for attr in &f.attrs {
+        if attr.path().is_ident("getter") {
+            if let Some(stripped) = name.strip_prefix("get_") {
+                name = stripped.to_owned();
+            }
+            if let syn::Meta::List(list) = &attr.meta {
+                if let Ok(ident) = list.parse_args::<syn::Ident>() {
+                    name = unraw(&ident);
+                } else if let Ok(lit) = list.parse_args::<LitStr>() {
+                    name = lit.value();
+                }
+            }
+        }
+    }
+    if let Some(renamed) = renamed(&f.attrs)? {
+        name = renamed;
+    }
+    Ok(Some(Written { name, span }))
+}
+
+/// `#[pyo3(name = "…")]`, if written. PyO3 parses the other options (a `signature` is not
+/// syn's `Meta`), so the top level of the list is scanned for `name = "…"` alone.
+fn renamed(attrs: &[Attribute]) -> syn::Result<Option<String>> {
+    use proc_macro2::TokenTree;
+    let mut name = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("pyo3")) {
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+        for window in tokens.windows(3) {
+            if let [
+                TokenTree::Ident(key),
+                TokenTree::Punct(eq),
+                TokenTree::Literal(lit),
+            ] = window
+            {
+                if key == "name" && eq.as_char() == '=' {
+                    let lit: LitStr = syn::parse2(TokenTree::Literal(lit.clone()).into())?;
+                    name = Some(lit.value());
+                }
+            }
+        }
+    }
+    Ok(name)
+}
+
+fn unraw(ident: &syn::Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#")
+        .map_or_else(|| name.clone(), str::to_owned)
+}

@@ -1,0 +1,177 @@
+//! `mini`: a framework extension as small as one can be, whose dtype and device classes are
+//! written by `#[dlpack_core::python::pymethods]` alone. `tests/python/mini/test_mini.py`
+//! checks from Python what the attribute promises, against NumPy, PaddlePaddle, TVM FFI and
+//! JAX.
+
+use std::sync::Arc;
+
+use dlpack_core::python::{
+    DataAccess, DeviceLike, DlpackRequest, ExportPlan, dispatch_from_dlpack,
+};
+use dlpack_core::{DataType, Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+/// The element types of `mini` tensors.
+#[pyclass(module = "mini", frozen)]
+#[derive(Clone, Copy, Debug, DlpackDataType)]
+pub enum DType {
+    #[dlpack("bool")]
+    Bool,
+    #[dlpack("int8")]
+    Int8,
+    #[dlpack("int64")]
+    Int64,
+    #[dlpack("uint8")]
+    UInt8,
+    #[dlpack("float16")]
+    Float16,
+    #[dlpack("bfloat16")]
+    BFloat16,
+    #[dlpack("float32")]
+    Float32,
+    #[dlpack("complex64")]
+    Complex64,
+    #[dlpack("float8_e4m3fn")]
+    Float8E4M3FN,
+    /// Another spelling of `float32` on the way out: on the way in, float32 is `Float32`.
+    #[dlpack("float32", export_only)]
+    Float32Fast,
+    /// A type of our own with no DLPack data type.
+    #[dlpack(skip)]
+    Quantized,
+}
+
+#[dlpack_core::python::pymethods(data_type)]
+impl DType {
+    /// Bytes per element: a method of the author's, beside the generated ones.
+    #[getter]
+    fn itemsize(&self) -> PyResult<usize> {
+        Ok(self.dlpack_data_type()?.itemsize())
+    }
+
+    /// The value with no DLPack data type, which Python cannot name otherwise.
+    #[staticmethod]
+    fn quantized() -> Self {
+        Self::Quantized
+    }
+}
+
+/// Where a tensor is: an enum with data, which PyO3 cannot make a class of (it refuses unit
+/// variants in an enum with data), so [`Device`] wraps it.
+#[derive(Clone, Copy, Debug, DlpackDevice)]
+pub enum Where {
+    #[dlpack(cpu)]
+    Cpu,
+    #[dlpack(cuda)]
+    Cuda(u32),
+    #[dlpack(cuda_host)]
+    CudaHost,
+}
+
+/// `mini.Device`: the wrapper struct shape of a device class.
+#[pyclass(module = "mini", frozen)]
+#[derive(Clone, Copy, Debug, DlpackDevice)]
+pub struct Device(Where);
+
+#[dlpack_core::python::pymethods(device)]
+impl Device {}
+
+/// `mini.Place`: the fieldless-enum shape of a device class, with a `__repr__` of the
+/// author's, which wins over the generated one.
+#[pyclass(module = "mini", frozen)]
+#[derive(Clone, Copy, Debug, DlpackDevice)]
+pub enum Place {
+    #[dlpack(cpu)]
+    Host,
+    #[dlpack(cuda_managed)]
+    Managed,
+}
+
+#[dlpack_core::python::pymethods(device)]
+impl Place {
+    fn __repr__(&self) -> &'static str {
+        match self {
+            Self::Host => "<host memory>",
+            Self::Managed => "<managed memory>",
+        }
+    }
+}
+
+/// A read-only float32 vector in host memory: the smallest DLPack producer and consumer.
+#[pyclass(module = "mini", frozen)]
+pub struct Tensor(Arc<[f32]>);
+
+#[pymethods]
+impl Tensor {
+    #[new]
+    fn new(values: Vec<f32>) -> Self {
+        Self(values.into())
+    }
+
+    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__<'py>(
+        &self,
+        py: Python<'py>,
+        stream: Option<&Bound<'py, PyAny>>,
+        max_version: Option<&Bound<'py, PyAny>>,
+        dl_device: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
+        let plan = request.plan(DlDevice::CPU, DataAccess::ReadOnly, |to| {
+            to == DlDevice::CPU
+        })?;
+        let shape = [self.0.len()];
+        let tensor = match plan {
+            ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &shape)?,
+            ExportPlan::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &shape)?,
+        };
+        request.export(py, plan, tensor)
+    }
+
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        DlDevice::CPU.into()
+    }
+
+    fn tolist(&self) -> Vec<f32> {
+        self.0.to_vec()
+    }
+
+    #[getter]
+    fn dtype(&self) -> DType {
+        DType::Float32
+    }
+}
+
+/// `from_dlpack(obj, device=None, copy=None)`: tensors, dtypes and devices, as the RFC proposes.
+#[pyfunction]
+#[pyo3(signature = (obj, device=None, copy=None))]
+fn from_dlpack<'py>(
+    obj: &Bound<'py, PyAny>,
+    device: Option<DeviceLike<DlDevice>>,
+    copy: Option<bool>,
+) -> PyResult<Bound<'py, PyAny>> {
+    dispatch_from_dlpack::<DType, Device, _>(obj, device.map(|d| d.0), copy, |obj, device, copy| {
+        let tensor = dlpack_core::python::from_dlpack(obj, device, copy)?;
+        let view = tensor.view()?;
+        if view.dtype() != DataType::F32 {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "mini.Tensor holds float32, not {}",
+                view.dtype()
+            )));
+        }
+        Ok(Tensor(view.to_vec::<f32>()?.into()))
+    })
+}
+
+#[pymodule]
+fn mini(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<DType>()?;
+    m.add_class::<Device>()?;
+    m.add_class::<Place>()?;
+    m.add_class::<Tensor>()?;
+    m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;
+    dlpack_core::python::add_values::<DType>(m)?;
+    dlpack_core::python::add_values::<Place>(m)
+}

@@ -1,0 +1,72 @@
+//! Every shape `#[pymethods]` completes: a fieldless data type enum, a data type struct, a
+//! fieldless device enum, a device wrapper struct over an enum with data; with the author's
+//! own methods (one replacing a generated one), and a renamed dlpack-core.
+
+use dlpack_core::{DataType, DlpackDataType, DlpackDevice};
+use pyo3::prelude::*;
+
+#[pyclass(module = "shapes", frozen)]
+#[derive(Clone, Copy, DlpackDataType)]
+enum DType {
+    #[dlpack("float16")]
+    Float16,
+    #[dlpack(skip)]
+    Opaque,
+}
+
+#[dlpack_core::python::pymethods(data_type)]
+impl DType {
+    /// The author's `__str__` wins over the generated one.
+    fn __str__(&self) -> &'static str {
+        "half"
+    }
+
+    #[getter]
+    fn is_opaque(&self) -> bool {
+        matches!(self, Self::Opaque)
+    }
+}
+
+/// A data type struct: no unit values, the rest as for an enum.
+#[pyclass(module = "shapes", frozen)]
+#[derive(Clone, Copy, DlpackDataType)]
+struct Raw(DataType);
+
+#[dlpack_core::python::pymethods(data_type, crate = "dlpack_core")]
+impl Raw {}
+
+#[pyclass(module = "shapes", frozen)]
+#[derive(Clone, Copy, DlpackDevice)]
+enum Place {
+    #[dlpack(cpu)]
+    Cpu,
+}
+
+#[dlpack_core::python::pymethods(device)]
+impl Place {
+    fn __eq__(&self, _other: &Self) -> bool {
+        true
+    }
+    fn __hash__(&self) -> u64 {
+        0
+    }
+}
+
+#[derive(Clone, Copy, DlpackDevice)]
+enum Where {
+    #[dlpack(cpu)]
+    Cpu,
+    #[dlpack(cuda)]
+    Cuda(u16),
+}
+
+#[pyclass(module = "shapes", name = "Device", frozen)]
+#[derive(Clone, Copy, DlpackDevice)]
+struct Device(Where);
+
+#[dlpack_core::python::pymethods(device)]
+impl Device {}
+
+fn main() {
+    let _ = (DType::Float16, DType::Opaque, Place::Cpu, Device(Where::Cuda(0)), Device(Where::Cpu), Raw(DataType::F32));
+}

@@ -1,0 +1,14 @@
+use dlpack_core::DlpackDataType;
+use pyo3::prelude::*;
+
+#[pyclass(frozen)]
+#[derive(DlpackDataType)]
+enum DType {
+    #[dlpack("float32")]
+    Float32,
+}
+
+#[dlpack_core::python::pymethods]
+impl DType {}
+
+fn main() {}
