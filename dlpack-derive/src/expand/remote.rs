@@ -233,6 +233,9 @@ fn impl_remote(paths: &Paths, remote: &Remote, mirror: &Ident) -> TokenStream {
         ),
     };
     let tags = tag_impls(paths, &quote!(), &quote!(#foreign), &quote!());
+    let krate = &paths.krate;
+    // The mirror's errors name the mirror; the caller converts the foreign type.
+    let rename = quote!(#krate::__private::remote_error::<#mirror, Self>);
     quote! {
         #[automatically_derived]
         impl #trait_ for #foreign {
@@ -241,7 +244,10 @@ fn impl_remote(paths: &Paths, remote: &Remote, mirror: &Ident) -> TokenStream {
 
             #[inline]
             fn #export(&self) -> ::core::result::Result<#value, #error> {
-                <#mirror as #trait_>::#export(&#to_mirror)
+                match <#mirror as #trait_>::#export(&#to_mirror) {
+                    ::core::result::Result::Ok(value) => ::core::result::Result::Ok(value),
+                    ::core::result::Result::Err(error) => ::core::result::Result::Err(#rename(error)),
+                }
             }
 
             #[inline]
@@ -250,7 +256,7 @@ fn impl_remote(paths: &Paths, remote: &Remote, mirror: &Ident) -> TokenStream {
                     ::core::result::Result::Ok(mirror) => {
                         ::core::result::Result::Ok(<Self as ::core::convert::From<#mirror>>::from(mirror))
                     }
-                    ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+                    ::core::result::Result::Err(error) => ::core::result::Result::Err(#rename(error)),
                 }
             }
         }
