@@ -261,7 +261,7 @@ fn each_consumer_gets_the_capsule_it_asks_for() {
         let err = dlpack(&object, &[("max_version", version.clone()), ("dl_device", cuda)])
             .unwrap_err();
         assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
-        let stream = 1.into_pyobject(py)?.into_any();
+        let stream = 1_i64.into_pyobject(py)?.into_any();
         let err = dlpack(&object, &[("max_version", version), ("stream", stream)]).unwrap_err();
         assert!(err.is_instance_of::<PyValueError>(py), "{err}");
         Ok(())

@@ -154,7 +154,7 @@ fn impl_remote_gives_the_foreign_type_the_trait() -> Result<(), Error> {
     let err = from_dlpack::<Backend>(&Device::rocm(0)).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "dlpack_tests::foreign::Backend has no DLPack device for rocm:0; it supports: cpu, cuda:0..=255"
+        "foreign::Backend has no DLPack device for rocm:0; it supports: cpu, cuda:0..=255"
     );
     Ok(())
 }

@@ -156,13 +156,14 @@ pub fn unknown_remote_variant<F: ?Sized>(mirror: &'static str) -> Error {
     ))
 }
 
-/// An error of a `remote` mirror `M`, as the foreign type `F` gives it through `impl_remote`:
-/// the type named in it is `F`, the type the caller converts, not the mirror it never sees
-/// (`from_dlpack::<candle_core::DType>` says "candle_core::DType has no DLPack data type for
-/// bool"). Errors that name another type (a delegate's, a user's message) pass unchanged.
+/// An error of a `remote` mirror `M`, as the foreign type gives it through `impl_remote`: the
+/// type named in it is `foreign`, the foreign type as `remote = "…"` names it (its public path,
+/// where `type_name` would give its defining module's), not the mirror the caller never sees:
+/// `from_dlpack::<candle_core::DType>` says "candle_core::DType has no DLPack data type for
+/// bool". Errors that name another type (a delegate's, a user's message) pass unchanged.
 #[cold]
 #[inline(never)]
-pub fn remote_error<M: ?Sized, F: ?Sized>(mut error: Error) -> Error {
+pub fn remote_error<M: ?Sized>(mut error: Error, foreign: &'static str) -> Error {
     let mirror = type_name::<M>();
     match &mut error {
         Error::NoDataType { type_name, .. }
@@ -172,7 +173,7 @@ pub fn remote_error<M: ?Sized, F: ?Sized>(mut error: Error) -> Error {
         | Error::DeviceIdOutOfRange { type_name, .. }
             if *type_name == mirror =>
         {
-            *type_name = core::any::type_name::<F>();
+            *type_name = foreign;
         }
         _ => {}
     }
