@@ -80,7 +80,10 @@ fn numpy_reads_a_candle_tensor_without_a_copy_and_read_only() {
         };
         let t = matrix();
         let array = numpy_from(&numpy, to_python(py, &t)?.as_any())?;
-        assert_eq!(to_list(&array)?.extract::<Vec<Vec<f32>>>()?, t.to_vec2::<f32>().unwrap());
+        assert_eq!(
+            to_list(&array)?.extract::<Vec<Vec<f32>>>()?,
+            t.to_vec2::<f32>().unwrap()
+        );
         assert_eq!(array.getattr("dtype")?.str()?.to_str()?, "float32");
         // NumPy honours READ_ONLY: candle's storage is shared by every tensor made from it.
         let flags = array.getattr("flags")?;
@@ -93,10 +96,7 @@ fn numpy_reads_a_candle_tensor_without_a_copy_and_read_only() {
         assert!(write.unwrap_err().is_instance_of::<PyValueError>(py));
         // The same memory as candle's storage: the first element's address.
         let exported = dlpack_core::tensor::ToDlpackTensor::to_dlpack_tensor(&t).unwrap();
-        let address: usize = array
-            .getattr("ctypes")?
-            .getattr("data")?
-            .extract()?;
+        let address: usize = array.getattr("ctypes")?.getattr("data")?.extract()?;
         assert_eq!(address, exported.view().unwrap().data_ptr() as usize);
         Ok(())
     });
@@ -113,7 +113,11 @@ fn numpy_reads_transposed_narrowed_and_broadcast_layouts() {
         let cases = [
             ("transposed", t.t().unwrap(), vec![4_isize, 16]),
             ("narrowed", t.narrow(1, 1, 2).unwrap(), vec![16, 4]),
-            ("a column", t.i((.., 2)).unwrap().unsqueeze(1).unwrap(), vec![16, 4]),
+            (
+                "a column",
+                t.i((.., 2)).unwrap().unsqueeze(1).unwrap(),
+                vec![16, 4],
+            ),
             (
                 "transposed and narrowed",
                 t.t().unwrap().narrow(0, 1, 3).unwrap(),
@@ -164,7 +168,11 @@ fn numpy_reads_every_dtype_it_has() {
             assert_eq!(array.getattr("dtype")?.str()?.to_str()?, name);
             let as_f64 = array.call_method1("astype", ("float64",))?;
             let expected = t.to_dtype(DType::F64).unwrap().to_vec2::<f64>().unwrap();
-            assert_eq!(to_list(&as_f64)?.extract::<Vec<Vec<f64>>>()?, expected, "{name}");
+            assert_eq!(
+                to_list(&as_f64)?.extract::<Vec<Vec<f64>>>()?,
+                expected,
+                "{name}"
+            );
         }
         // bfloat16 is no NumPy dtype: NumPy refuses the capsule, with an exception, not a crash.
         let bf16 = values.to_dtype(DType::BF16).unwrap();
@@ -184,8 +192,16 @@ fn numpy_copies_when_asked_and_the_copy_is_its_own() {
         let kwargs = PyDict::new(py);
         kwargs.set_item("copy", true)?;
         let array = numpy.call_method("from_dlpack", (&object,), Some(&kwargs))?;
-        assert!(array.getattr("flags")?.getattr("writeable")?.extract::<bool>()?);
-        assert_eq!(to_list(&array)?.extract::<Vec<Vec<f32>>>()?, t.to_vec2::<f32>().unwrap());
+        assert!(
+            array
+                .getattr("flags")?
+                .getattr("writeable")?
+                .extract::<bool>()?
+        );
+        assert_eq!(
+            to_list(&array)?.extract::<Vec<Vec<f32>>>()?,
+            t.to_vec2::<f32>().unwrap()
+        );
         Ok(())
     });
 }
@@ -198,7 +214,10 @@ fn torch_reads_a_candle_tensor_where_installed() {
         };
         let t = matrix().t().unwrap();
         let tensor = torch.call_method1("from_dlpack", (to_python(py, &t)?,))?;
-        assert_eq!(to_list(&tensor)?.extract::<Vec<Vec<f32>>>()?, t.to_vec2::<f32>().unwrap());
+        assert_eq!(
+            to_list(&tensor)?.extract::<Vec<Vec<f32>>>()?,
+            t.to_vec2::<f32>().unwrap()
+        );
         Ok(())
     });
 }
@@ -237,29 +256,41 @@ fn each_consumer_gets_the_capsule_it_asks_for() {
         assert_eq!(shared.flags(), Flags::READ_ONLY);
         let view = shared.view().unwrap();
         assert_eq!(view.byte_offset(), 16);
-        assert_eq!(view.to_vec::<f32>().unwrap(), [4., 5., 6., 7., 8., 9., 10., 11.]);
+        assert_eq!(
+            view.to_vec::<f32>().unwrap(),
+            [4., 5., 6., 7., 8., 9., 10., 11.]
+        );
 
         // copy=True: a compact copy, IS_COPIED and writable.
         let yes = true.into_pyobject(py)?.to_owned().into_any();
         let capsule = dlpack(&object, &[("max_version", version.clone()), ("copy", yes)])?;
         let copy = capsule_tensor(&capsule)?;
         assert_eq!(copy.flags(), Flags::IS_COPIED);
-        assert_eq!(copy.view().unwrap().to_vec::<f32>().unwrap(), view.to_vec::<f32>().unwrap());
+        assert_eq!(
+            copy.view().unwrap().to_vec::<f32>().unwrap(),
+            view.to_vec::<f32>().unwrap()
+        );
 
         // Legacy (no max_version): the capsule cannot say READ_ONLY, so a copy.
         let capsule = dlpack(&object, &[])?;
         assert!(capsule.is_valid_checked(Some(LEGACY)));
         let legacy = capsule_tensor(&capsule)?;
         assert_ne!(legacy.view().unwrap().data_ptr(), view.data_ptr());
-        assert_eq!(legacy.view().unwrap().to_vec::<f32>().unwrap(), view.to_vec::<f32>().unwrap());
+        assert_eq!(
+            legacy.view().unwrap().to_vec::<f32>().unwrap(),
+            view.to_vec::<f32>().unwrap()
+        );
 
         // copy=False with a legacy consumer: refused, as is another device and a stream.
         let no = false.into_pyobject(py)?.to_owned().into_any();
         let err = dlpack(&object, &[("copy", no)]).unwrap_err();
         assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
         let cuda = (2, 0).into_pyobject(py)?.into_any();
-        let err = dlpack(&object, &[("max_version", version.clone()), ("dl_device", cuda)])
-            .unwrap_err();
+        let err = dlpack(
+            &object,
+            &[("max_version", version.clone()), ("dl_device", cuda)],
+        )
+        .unwrap_err();
         assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
         let stream = 1_i64.into_pyobject(py)?.into_any();
         let err = dlpack(&object, &[("max_version", version), ("stream", stream)]).unwrap_err();
@@ -290,8 +321,8 @@ fn a_variable_reaches_python_as_the_snapshot_to_python_took() {
 fn a_tensor_candle_cannot_export_is_refused_by_to_python() {
     with_python(|py| {
         // Packed float4 elements have no byte address: a strided view of them is refused.
-        let t = Tensor::from_raw_buffer(&[0x21, 0x43], DType::F4, &[2, 2], &CandleDevice::Cpu)
-            .unwrap();
+        let t =
+            Tensor::from_raw_buffer(&[0x21, 0x43], DType::F4, &[2, 2], &CandleDevice::Cpu).unwrap();
         let err = to_python(py, &t.t().unwrap()).unwrap_err();
         assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
         assert!(err.to_string().contains("cannot be exported"), "{err}");

@@ -92,8 +92,8 @@
 
 use std::sync::Arc;
 
-use ::safetensors::tensor::Metadata;
 use ::safetensors::SafeTensors;
+use ::safetensors::tensor::Metadata;
 
 use super::SharedBytes;
 use crate::{DlpackDataType, Error, ManagedTensor};
