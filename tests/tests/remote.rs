@@ -150,5 +150,11 @@ fn impl_remote_gives_the_foreign_type_the_trait() -> Result<(), Error> {
     assert!(<Backend as DlpackDevice>::ACCEPTS.contains(Device::cuda(255)));
     assert!(!<Backend as DlpackDevice>::ACCEPTS.contains(Device::cuda(256)));
     assert_convertible!(Backend => Device);
+    // Its errors name the type the caller converts, not the mirror it never sees.
+    let err = from_dlpack::<Backend>(&Device::rocm(0)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "foreign::Backend has no DLPack device for rocm:0; it supports: cpu, cuda:0..=255"
+    );
     Ok(())
 }

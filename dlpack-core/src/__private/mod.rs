@@ -156,6 +156,30 @@ pub fn unknown_remote_variant<F: ?Sized>(mirror: &'static str) -> Error {
     ))
 }
 
+/// An error of a `remote` mirror `M`, as the foreign type gives it through `impl_remote`: the
+/// type named in it is `foreign`, the foreign type as `remote = "…"` names it (its public path,
+/// where `type_name` would give its defining module's), not the mirror the caller never sees:
+/// `from_dlpack::<candle_core::DType>` says "candle_core::DType has no DLPack data type for
+/// bool". Errors that name another type (a delegate's, a user's message) pass unchanged.
+#[cold]
+#[inline(never)]
+pub fn remote_error<M: ?Sized>(mut error: Error, foreign: &'static str) -> Error {
+    let mirror = type_name::<M>();
+    match &mut error {
+        Error::NoDataType { type_name, .. }
+        | Error::NoDevice { type_name, .. }
+        | Error::UnsupportedDataType { type_name, .. }
+        | Error::UnsupportedDevice { type_name, .. }
+        | Error::DeviceIdOutOfRange { type_name, .. }
+            if *type_name == mirror =>
+        {
+            *type_name = foreign;
+        }
+        _ => {}
+    }
+    error
+}
+
 /// The field type of a `#[dlpack(code)]` field: `u8` or [`DLDataTypeCode`].
 #[diagnostic::on_unimplemented(
     message = "a `#[dlpack(code)]` field must be `u8` or `DLDataTypeCode`, not `{Self}`",

@@ -69,6 +69,29 @@
 //! candle's constructor and keep it, or convert to a `DeviceLocation`. (This bridge builds
 //! candle without its `cuda` and `metal` features, which stay yours to turn on.)
 //!
+//! Both tables are written with the derive's `remote` mode: private mirrors of `DType`,
+//! `DeviceLocation` and `Device`, checked against candle's types at compile time, with
+//! `impl_remote`, so that candle's own types implement the traits and take part in
+//! [`from_dlpack`](crate::from_dlpack) and [`assert_convertible!`](crate::assert_convertible).
+//! `DType` is `#[non_exhaustive]`: a variant a later candle adds is an error on export, naming
+//! the type, until the mirror lists it.
+//!
+//! ```
+//! use candle_core::{DType, Device as CandleDevice, DeviceLocation};
+//! use dlpack_core::{DataType, Device, DlpackDevice, assert_convertible, from_dlpack};
+//!
+//! assert_eq!(from_dlpack::<DeviceLocation>(&Device::cuda(3))?, DeviceLocation::Cuda { gpu_id: 3 });
+//! assert_eq!(DeviceLocation::Metal { gpu_id: 1 }.dlpack_device()?, Device::metal(1));
+//! assert!(from_dlpack::<CandleDevice>(&Device::CPU)?.is_cpu());
+//! let err = from_dlpack::<CandleDevice>(&Device::cuda(0)).unwrap_err();
+//! assert_eq!(err.to_string(), "candle_core::Device has no DLPack device for cuda:0; it supports: cpu");
+//! let err = from_dlpack::<DType>(&DataType::BOOL).unwrap_err();
+//! assert!(err.to_string().starts_with("candle_core::DType has no DLPack data type for bool; it supports: uint8, uint32"));
+//! assert_convertible!(DType => DataType);
+//! assert_convertible!(CandleDevice => DeviceLocation);
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
+//!
 //! # Export: `ToDlpackTensor for Tensor`
 //!
 //! A CPU tensor is exported **without a copy**, for every `CpuStorage` arm: the tensor's
@@ -112,227 +135,101 @@
 
 use core::ffi::c_void;
 
-use candle_core::{CpuStorage, DType, Device as CandleDevice, DeviceLocation, Storage, Tensor};
-
-use crate::__private as kind;
-use crate::ffi::DLDeviceType;
-use crate::set::{DataTypeSet, DeviceRange, DeviceSet};
-use crate::tensor::{Flags, FromDlpackTensor, TensorOwner, TensorParts, ToDlpackTensor};
-use crate::{DataType, Device, DlpackDataType, DlpackDevice, Error, ManagedTensor};
-
-// ---- candle_core::DType <-> DataType: the whole mapping, one table for both directions. ----
-// Kept in this one block so that a `remote` derive can replace it as a unit.
-
-/// The table in the module docs, in candle's variant order.
-const DTYPES: [(DType, DataType); 14] = [
-    (DType::U8, DataType::U8),
-    (DType::U32, DataType::U32),
-    (DType::I16, DataType::I16),
-    (DType::I32, DataType::I32),
-    (DType::I64, DataType::I64),
-    (DType::BF16, DataType::BF16),
-    (DType::F16, DataType::F16),
-    (DType::F32, DataType::F32),
-    (DType::F64, DataType::F64),
-    (DType::F8E4M3, DataType::FLOAT8_E4M3FN),
-    (DType::F6E2M3, DataType::FLOAT6_E2M3FN),
-    (DType::F6E3M2, DataType::FLOAT6_E3M2FN),
-    (DType::F4, DataType::FLOAT4_E2M1FN),
-    (DType::F8E8M0, DataType::FLOAT8_E8M0FNU),
-];
-
-/// Every DLPack data type of the table.
-const DATA_TYPES: DataTypeSet = {
-    let mut set = DataTypeSet::EMPTY;
-    let mut i = 0;
-    while i < DTYPES.len() {
-        set = set.with(DTYPES[i].1);
-        i += 1;
-    }
-    set
+use candle_core::backend::BackendDevice;
+use candle_core::{
+    CpuStorage, CudaDevice, DType, Device as CandleDevice, DeviceLocation, MetalDevice, Storage,
+    Tensor,
 };
 
-/// `candle_core::DType` by the table in the [module docs](self#data-types): one-to-one, both
-/// ways.
-///
-/// ```
-/// use candle_core::DType;
-/// use dlpack_core::{DataType, DlpackDataType, from_dlpack};
-///
-/// assert_eq!(DType::F8E4M3.dlpack_data_type()?, DataType::FLOAT8_E4M3FN);
-/// assert_eq!(from_dlpack::<DType>(&DataType::F16)?, DType::F16);
-/// let err = from_dlpack::<DType>(&DataType::BOOL).unwrap_err();
-/// assert_eq!(
-///     err.to_string(),
-///     "candle_core::DType has no DLPack data type for bool; it supports: uint8, uint32, int16, \
-///      int32, int64, bfloat16, float16, float32, float64, float8_e4m3fn, float6_e2m3fn, \
-///      float6_e3m2fn, float4_e2m1fn, float8_e8m0fnu"
-/// );
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-impl DlpackDataType for DType {
-    const PRODUCES: DataTypeSet = DATA_TYPES;
-    const ACCEPTS: DataTypeSet = DATA_TYPES;
+use crate::tensor::{Flags, FromDlpackTensor, TensorOwner, TensorParts, ToDlpackTensor};
+use crate::{DataType, Device, DlpackDataType, Error, ManagedTensor};
 
-    fn dlpack_data_type(&self) -> Result<DataType, Error> {
-        match DTYPES.iter().find(|(dtype, _)| dtype == self) {
-            Some(&(_, data_type)) => Ok(data_type),
-            // `DType` is `#[non_exhaustive]`: a variant a later candle adds.
-            None => Err(Error::NoDataType {
-                type_name: "candle_core::DType",
-                value: self.as_str(),
-            }),
-        }
-    }
+// ---- candle_core::{DType, DeviceLocation, Device} <-> DLPack: the mirrors. ----
+// Written with the `remote` derive, as a user writes a mirror of a type they do not own:
+// `impl_remote` gives candle's types the traits (dlpack-core may implement its own traits for
+// them) and the tags `from_dlpack` dispatches on. The derive proves each mirror matches: a
+// variant candle renames, removes or adds (to an exhaustive enum) is a compile error here.
 
-    fn from_dlpack_data_type(data_type: DataType) -> Result<Self, Error> {
-        match DTYPES.iter().find(|(_, dt)| *dt == data_type) {
-            Some(&(dtype, _)) => Ok(dtype),
-            None => Err(Error::UnsupportedDataType {
-                type_name: "candle_core::DType",
-                data_type,
-                supported: DATA_TYPES.iter().collect(),
-            }),
-        }
-    }
+/// The mirror of `candle_core::DType`: the table in the [module docs](self#data-types), in
+/// candle's variant order. `DType` is `#[non_exhaustive]`; a variant a later candle adds is an
+/// error on export (it has no DLPack data type here until this mirror lists it), never a guess.
+#[derive(dlpack_derive::DlpackDataType)]
+#[dlpack(
+    crate = "crate",
+    remote = "candle_core::DType",
+    non_exhaustive = "error",
+    impl_remote
+)]
+enum DTypeMirror {
+    #[dlpack("uint8")]
+    U8,
+    #[dlpack("uint32")]
+    U32,
+    #[dlpack("int16")]
+    I16,
+    #[dlpack("int32")]
+    I32,
+    #[dlpack("int64")]
+    I64,
+    #[dlpack("bfloat16")]
+    BF16,
+    #[dlpack("float16")]
+    F16,
+    #[dlpack("float32")]
+    F32,
+    #[dlpack("float64")]
+    F64,
+    /// The OCP format, finite-only: code 10, not DLPack's IEEE-like `float8_e4m3` (code 8).
+    #[dlpack("float8_e4m3fn")]
+    F8E4M3,
+    /// Packed, as candle keeps it (see the module docs), like the two below.
+    #[dlpack("float6_e2m3fn")]
+    F6E2M3,
+    #[dlpack("float6_e3m2fn")]
+    F6E3M2,
+    #[dlpack("float4_e2m1fn")]
+    F4,
+    #[dlpack("float8_e8m0fnu")]
+    F8E8M0,
 }
 
-// The tag `from_dlpack` dispatches on, as `#[derive(DlpackDataType)]` emits it.
-#[doc(hidden)]
-impl kind::SourceKind for DType {
-    type Kind = kind::DataTypeKind;
+/// The mirror of `candle_core::DeviceLocation`: `cpu`, `cuda:n`, `metal:n`, both ways.
+#[derive(dlpack_derive::DlpackDevice)]
+#[dlpack(crate = "crate", remote = "candle_core::DeviceLocation", impl_remote)]
+enum DeviceLocationMirror {
+    #[dlpack(cpu)]
+    Cpu,
+    #[dlpack(cuda)]
+    Cuda {
+        #[dlpack(id)]
+        gpu_id: usize,
+    },
+    #[dlpack(metal)]
+    Metal {
+        #[dlpack(id)]
+        gpu_id: usize,
+    },
 }
 
-#[doc(hidden)]
-impl kind::TargetKind for DType {
-    type Kind = kind::DataTypeKind;
+/// The mirror of `candle_core::Device`: exported as its location; imported for `cpu` only
+/// (`export_only` on the others), since a candle CUDA or Metal device is a context of its own
+/// that `from_dlpack` must not make behind the caller's back (see the
+/// [module docs](self#devices)).
+#[derive(dlpack_derive::DlpackDevice)]
+#[dlpack(crate = "crate", remote = "candle_core::Device", impl_remote)]
+enum DeviceMirror {
+    #[dlpack(cpu)]
+    Cpu,
+    #[dlpack(cuda, device_with = location::<CudaDevice>, export_only)]
+    Cuda(CudaDevice),
+    #[dlpack(metal, device_with = location::<MetalDevice>, export_only)]
+    Metal(MetalDevice),
 }
 
-// ---- candle_core::DeviceLocation and Device <-> DLPack Device: the whole mapping. ----
-// Kept in this one block so that a `remote` derive can replace it as a unit.
-
-/// cpu, cuda:<id>, metal:<id>: what a candle device or location can be.
-const LOCATIONS: DeviceSet = DeviceSet::EMPTY
-    .with(DeviceRange::one(Device::CPU))
-    .with(DeviceRange::every(DLDeviceType::CUDA))
-    .with(DeviceRange::every(DLDeviceType::METAL));
-
-/// What `Device::from_dlpack_device` makes: the CPU alone.
-const HOST: DeviceSet = DeviceSet::EMPTY.with(DeviceRange::one(Device::CPU));
-
-/// The DLPack device of a location: an error for an ordinal above `i32::MAX`.
-fn location_to_dlpack(location: &DeviceLocation, type_name: &'static str) -> Result<Device, Error> {
-    let (device_type, gpu_id) = match *location {
-        DeviceLocation::Cpu => return Ok(Device::CPU),
-        DeviceLocation::Cuda { gpu_id } => (DLDeviceType::CUDA, gpu_id),
-        DeviceLocation::Metal { gpu_id } => (DLDeviceType::METAL, gpu_id),
-    };
-    match i32::try_from(gpu_id) {
-        Ok(id) => Ok(Device::new(device_type, id)),
-        Err(_) => Err(Error::DeviceIdOutOfRange {
-            type_name,
-            id: gpu_id as i128,
-            min: 0,
-            max: i32::MAX.into(),
-        }),
-    }
-}
-
-/// `candle_core::DeviceLocation` by the table in the [module docs](self#devices): `cpu`,
-/// `cuda:n`, `metal:n`, both ways.
-///
-/// ```
-/// use candle_core::DeviceLocation;
-/// use dlpack_core::{Device, DlpackDevice, from_dlpack};
-///
-/// assert_eq!(DeviceLocation::Metal { gpu_id: 1 }.dlpack_device()?, Device::metal(1));
-/// assert_eq!(from_dlpack::<DeviceLocation>(&Device::cuda(3))?, DeviceLocation::Cuda { gpu_id: 3 });
-/// assert!(from_dlpack::<DeviceLocation>(&Device::rocm(0)).is_err());
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-impl DlpackDevice for DeviceLocation {
-    const PRODUCES: DeviceSet = LOCATIONS;
-    const ACCEPTS: DeviceSet = LOCATIONS;
-
-    fn dlpack_device(&self) -> Result<Device, Error> {
-        location_to_dlpack(self, "candle_core::DeviceLocation")
-    }
-
-    fn from_dlpack_device(device: Device) -> Result<Self, Error> {
-        let type_name = "candle_core::DeviceLocation";
-        let gpu_id = || {
-            usize::try_from(device.device_id).map_err(|_| Error::DeviceIdOutOfRange {
-                type_name,
-                id: device.device_id.into(),
-                min: 0,
-                max: i32::MAX.into(),
-            })
-        };
-        match device.device_type {
-            DLDeviceType::CPU => Ok(DeviceLocation::Cpu),
-            DLDeviceType::CUDA => Ok(DeviceLocation::Cuda { gpu_id: gpu_id()? }),
-            DLDeviceType::METAL => Ok(DeviceLocation::Metal { gpu_id: gpu_id()? }),
-            _ => Err(Error::UnsupportedDevice {
-                type_name,
-                device,
-                supported: LOCATIONS.iter().collect(),
-            }),
-        }
-    }
-}
-
-/// `candle_core::Device`: exported as its location; imported for `cpu` only, since a candle
-/// CUDA or Metal device is a context of its own that `from_dlpack` must not make behind your
-/// back (see the [module docs](self#devices)).
-///
-/// ```
-/// use candle_core::Device as CandleDevice;
-/// use dlpack_core::{Device, DlpackDevice, from_dlpack};
-///
-/// assert_eq!(CandleDevice::Cpu.dlpack_device()?, Device::CPU);
-/// assert!(from_dlpack::<CandleDevice>(&Device::CPU)?.is_cpu());
-/// let err = from_dlpack::<CandleDevice>(&Device::cuda(0)).unwrap_err();
-/// assert_eq!(err.to_string(), "candle_core::Device has no DLPack device for cuda:0; it supports: cpu");
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-impl DlpackDevice for CandleDevice {
-    const PRODUCES: DeviceSet = LOCATIONS;
-    const ACCEPTS: DeviceSet = HOST;
-
-    fn dlpack_device(&self) -> Result<Device, Error> {
-        location_to_dlpack(&self.location(), "candle_core::Device")
-    }
-
-    fn from_dlpack_device(device: Device) -> Result<Self, Error> {
-        if device.device_type == DLDeviceType::CPU {
-            return Ok(CandleDevice::Cpu);
-        }
-        Err(Error::UnsupportedDevice {
-            type_name: "candle_core::Device",
-            device,
-            supported: HOST.iter().collect(),
-        })
-    }
-}
-
-#[doc(hidden)]
-impl kind::SourceKind for DeviceLocation {
-    type Kind = kind::DeviceKind;
-}
-
-#[doc(hidden)]
-impl kind::TargetKind for DeviceLocation {
-    type Kind = kind::DeviceKind;
-}
-
-#[doc(hidden)]
-impl kind::SourceKind for CandleDevice {
-    type Kind = kind::DeviceKind;
-}
-
-#[doc(hidden)]
-impl kind::TargetKind for CandleDevice {
-    type Kind = kind::DeviceKind;
+/// Where a candle backend device is: `DeviceLocation`, whose device the mirror checks to be of
+/// the variant's device type.
+fn location<D: BackendDevice>(device: &D) -> DeviceLocation {
+    device.location()
 }
 
 // ---- Tensors. ----

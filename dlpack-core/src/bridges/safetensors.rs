@@ -72,108 +72,95 @@
 //! binding writes as `F8_E4M3`), not DLPack's IEEE-like `float8_e4m3`; `F4`, `F6_*` and
 //! `F8_E8M0` are the OCP microscaling element types. The mapping is one-to-one, both ways.
 //! `Dtype` is `#[non_exhaustive]`: a variant a later safetensors adds has no DLPack data type
-//! here until this table names it (an [`Error::NoDataType`]).
+//! here until this table names it (an error naming the type, on export).
+//!
+//! The mapping is written with the derive's `remote` mode (a mirror of `Dtype`, checked
+//! against it at compile time), so `Dtype` implements [`DlpackDataType`] and takes part in
+//! [`from_dlpack`](crate::from_dlpack) and [`assert_convertible!`](crate::assert_convertible):
+//!
+//! ```
+//! use dlpack_core::{DataType, DlpackDataType, assert_convertible, from_dlpack};
+//! use safetensors::Dtype;
+//!
+//! assert_eq!(Dtype::F8_E4M3.dlpack_data_type()?, DataType::FLOAT8_E4M3FN);
+//! assert_eq!(from_dlpack::<Dtype>(&DataType::BF16)?, Dtype::BF16);
+//! assert_convertible!(Dtype => DataType);
+//! let err = Dtype::from_dlpack_data_type(DataType::C128).unwrap_err();
+//! assert!(err.to_string().starts_with("safetensors::Dtype has no DLPack data type for complex128"));
+//! # Ok::<(), dlpack_core::Error>(())
+//! ```
 
 use std::sync::Arc;
 
+use ::safetensors::SafeTensors;
 use ::safetensors::tensor::Metadata;
-use ::safetensors::{Dtype, SafeTensors};
 
 use super::SharedBytes;
-use crate::__private as kind;
-use crate::set::DataTypeSet;
-use crate::{DataType, DlpackDataType, Error, ManagedTensor};
+use crate::{DlpackDataType, Error, ManagedTensor};
 
-// ---- safetensors::Dtype <-> DataType: the whole mapping, one table for both directions. ----
-// Kept in this one block so that a `remote` derive can replace it as a unit.
+// ---- safetensors::Dtype <-> DataType: the mirror. ----
+// Written with the `remote` derive (see `bridges::candle`): `impl_remote` gives `Dtype` the
+// trait and the tags `from_dlpack` dispatches on, and the derive proves the mirror matches.
 
-/// The table above, in variant order.
-const DTYPES: [(Dtype, DataType); 22] = [
-    (Dtype::BOOL, DataType::BOOL),
-    (Dtype::F4, DataType::FLOAT4_E2M1FN),
-    (Dtype::F6_E2M3, DataType::FLOAT6_E2M3FN),
-    (Dtype::F6_E3M2, DataType::FLOAT6_E3M2FN),
-    (Dtype::U8, DataType::U8),
-    (Dtype::I8, DataType::I8),
-    (Dtype::F8_E5M2, DataType::FLOAT8_E5M2),
-    (Dtype::F8_E4M3, DataType::FLOAT8_E4M3FN),
-    (Dtype::F8_E8M0, DataType::FLOAT8_E8M0FNU),
-    (Dtype::F8_E4M3FNUZ, DataType::FLOAT8_E4M3FNUZ),
-    (Dtype::F8_E5M2FNUZ, DataType::FLOAT8_E5M2FNUZ),
-    (Dtype::I16, DataType::I16),
-    (Dtype::U16, DataType::U16),
-    (Dtype::F16, DataType::F16),
-    (Dtype::BF16, DataType::BF16),
-    (Dtype::I32, DataType::I32),
-    (Dtype::U32, DataType::U32),
-    (Dtype::F32, DataType::F32),
-    (Dtype::C64, DataType::C64),
-    (Dtype::F64, DataType::F64),
-    (Dtype::I64, DataType::I64),
-    (Dtype::U64, DataType::U64),
-];
-
-/// Every DLPack data type of the table, for `PRODUCES` and `ACCEPTS`.
-const DATA_TYPES: DataTypeSet = {
-    let mut set = DataTypeSet::EMPTY;
-    let mut i = 0;
-    while i < DTYPES.len() {
-        set = set.with(DTYPES[i].1);
-        i += 1;
-    }
-    set
-};
-
-/// The name errors give the type.
-const DTYPE_NAME: &str = "safetensors::Dtype";
-
-/// `safetensors::Dtype` by the table in the [module docs](self): one-to-one, both ways.
-///
-/// ```
-/// use dlpack_core::{DataType, DlpackDataType, from_dlpack};
-/// use safetensors::Dtype;
-///
-/// assert_eq!(Dtype::F8_E4M3.dlpack_data_type()?, DataType::FLOAT8_E4M3FN);
-/// assert_eq!(from_dlpack::<Dtype>(&DataType::BF16)?, Dtype::BF16);
-/// let err = Dtype::from_dlpack_data_type(DataType::C128).unwrap_err();
-/// assert!(err.to_string().starts_with("safetensors::Dtype has no DLPack data type for complex128"));
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-impl DlpackDataType for Dtype {
-    const PRODUCES: DataTypeSet = DATA_TYPES;
-    const ACCEPTS: DataTypeSet = DATA_TYPES;
-
-    fn dlpack_data_type(&self) -> Result<DataType, Error> {
-        match DTYPES.iter().find(|(dtype, _)| dtype == self) {
-            Some(&(_, data_type)) => Ok(data_type),
-            None => Err(Error::NoDataType {
-                type_name: DTYPE_NAME,
-                value: "(a variant newer than this bridge)",
-            }),
-        }
-    }
-
-    fn from_dlpack_data_type(data_type: DataType) -> Result<Self, Error> {
-        match DTYPES.iter().find(|(_, dt)| *dt == data_type) {
-            Some(&(dtype, _)) => Ok(dtype),
-            None => Err(Error::UnsupportedDataType {
-                type_name: DTYPE_NAME,
-                data_type,
-                supported: DATA_TYPES.iter().collect(),
-            }),
-        }
-    }
-}
-
-// The tag `from_dlpack` dispatches on, as `#[derive(DlpackDataType)]` emits it.
-#[doc(hidden)]
-impl kind::SourceKind for Dtype {
-    type Kind = kind::DataTypeKind;
-}
-
-#[doc(hidden)]
-impl kind::TargetKind for Dtype {
-    type Kind = kind::DataTypeKind;
+/// The mirror of `safetensors::Dtype`: the table in the [module docs](self#the-data-type-mapping),
+/// in safetensors' variant order. `Dtype` is `#[non_exhaustive]`; a variant a later
+/// safetensors adds is an error on export (it has no DLPack data type here until this mirror
+/// lists it), never a guess.
+#[derive(dlpack_derive::DlpackDataType)]
+#[dlpack(
+    crate = "crate",
+    remote = "::safetensors::Dtype",
+    non_exhaustive = "error",
+    impl_remote
+)]
+#[allow(non_camel_case_types)] // safetensors' own names, which the derive checks against
+enum DtypeMirror {
+    #[dlpack("bool")]
+    BOOL,
+    /// Packed, as safetensors stores it, like the two `F6` below.
+    #[dlpack("float4_e2m1fn")]
+    F4,
+    #[dlpack("float6_e2m3fn")]
+    F6_E2M3,
+    #[dlpack("float6_e3m2fn")]
+    F6_E3M2,
+    #[dlpack("uint8")]
+    U8,
+    #[dlpack("int8")]
+    I8,
+    #[dlpack("float8_e5m2")]
+    F8_E5M2,
+    /// The finite-only format (PyTorch's `float8_e4m3fn`), not DLPack's `float8_e4m3`.
+    #[dlpack("float8_e4m3fn")]
+    F8_E4M3,
+    #[dlpack("float8_e8m0fnu")]
+    F8_E8M0,
+    #[dlpack("float8_e4m3fnuz")]
+    F8_E4M3FNUZ,
+    #[dlpack("float8_e5m2fnuz")]
+    F8_E5M2FNUZ,
+    #[dlpack("int16")]
+    I16,
+    #[dlpack("uint16")]
+    U16,
+    #[dlpack("float16")]
+    F16,
+    #[dlpack("bfloat16")]
+    BF16,
+    #[dlpack("int32")]
+    I32,
+    #[dlpack("uint32")]
+    U32,
+    #[dlpack("float32")]
+    F32,
+    #[dlpack("complex64")]
+    C64,
+    #[dlpack("float64")]
+    F64,
+    #[dlpack("int64")]
+    I64,
+    #[dlpack("uint64")]
+    U64,
 }
 
 // ---- The file's tensors. ----

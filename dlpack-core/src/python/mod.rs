@@ -449,6 +449,7 @@ pub use export::capsule::{
 };
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
+pub use export::tensor::{PyTensor, to_python};
 #[cfg(feature = "cuda")]
 pub use import::from_dlpack_on_stream;
 pub use import::{from_dlpack, with_tensor_view};

@@ -233,6 +233,16 @@ fn impl_remote(paths: &Paths, remote: &Remote, mirror: &Ident) -> TokenStream {
         ),
     };
     let tags = tag_impls(paths, &quote!(), &quote!(#foreign), &quote!());
+    let krate = &paths.krate;
+    // The mirror's errors name the mirror; the caller converts the foreign type.
+    // As written, without spaces or a leading `::`: the path a user names the type by.
+    let name = foreign
+        .segments
+        .iter()
+        .map(|segment| quote!(#segment).to_string().replace(' ', ""))
+        .collect::<Vec<_>>()
+        .join("::");
+    let rename = quote!(#krate::__private::remote_error::<#mirror>);
     quote! {
         #[automatically_derived]
         impl #trait_ for #foreign {
@@ -241,7 +251,10 @@ fn impl_remote(paths: &Paths, remote: &Remote, mirror: &Ident) -> TokenStream {
 
             #[inline]
             fn #export(&self) -> ::core::result::Result<#value, #error> {
-                <#mirror as #trait_>::#export(&#to_mirror)
+                match <#mirror as #trait_>::#export(&#to_mirror) {
+                    ::core::result::Result::Ok(value) => ::core::result::Result::Ok(value),
+                    ::core::result::Result::Err(error) => ::core::result::Result::Err(#rename(error, #name)),
+                }
             }
 
             #[inline]
@@ -250,7 +263,7 @@ fn impl_remote(paths: &Paths, remote: &Remote, mirror: &Ident) -> TokenStream {
                     ::core::result::Result::Ok(mirror) => {
                         ::core::result::Result::Ok(<Self as ::core::convert::From<#mirror>>::from(mirror))
                     }
-                    ::core::result::Result::Err(error) => ::core::result::Result::Err(error),
+                    ::core::result::Result::Err(error) => ::core::result::Result::Err(#rename(error, #name)),
                 }
             }
         }

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! exchange
+//! exchange tensor
 //! cuda
 //! request
 //! capsule
@@ -16,3 +16,4 @@ pub(crate) mod capsule;
 pub(crate) mod cuda;
 pub(crate) mod exchange;
 pub(crate) mod request;
+pub(crate) mod tensor;

@@ -1,0 +1,200 @@
+//! A Rust tensor as a Python object in one call: [`to_python`] wraps any
+//! [`ToDlpackTensor`] value (a candle tensor, an `ndarray` array, an `Arc<[T]>`) in a
+//! [`PyTensor`], whose `__dlpack__` and `__dlpack_device__` answer every consumer
+//! (`numpy.from_dlpack`, `torch.from_dlpack`, JAX, this crate's own `from_dlpack`) through
+//! [`DlpackRequest`]. A framework with its own Python tensor class writes `__dlpack__` itself
+//! (see the [module docs](crate::python#tensors)); this is for handing a tensor to Python
+//! without one.
+
+use std::sync::{Mutex, PoisonError};
+
+use pyo3::exceptions::PyBufferError;
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use super::request::{DataAccess, DlpackRequest, ExportPlan};
+use crate::python::error::buffer_error;
+use crate::tensor::ToDlpackTensor;
+use crate::{Device, Error, ManagedTensor};
+
+/// A host tensor held for Python: a `#[pyclass]` (`Tensor` in Python) with the DLPack
+/// protocol, `__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)` and
+/// `__dlpack_device__()`, around any [`ToDlpackTensor`] value. Make one with [`to_python`] (or
+/// [`PyTensor::new`] and `Bound::new`).
+///
+/// - **What a consumer gets.** Each `__dlpack__` call hands out an export of its own: the
+///   first the one made when the object was made (so a tensor exported once is exported once),
+///   each later one a new [`to_dlpack_tensor`](ToDlpackTensor::to_dlpack_tensor) call. So the
+///   source decides sharing: a candle tensor or an `Arc<[T]>` is shared, zero-copy and
+///   `READ_ONLY` (NumPy makes such an array read-only); a `Vec` is copied; a candle variable is
+///   a snapshot taken at that export (see the candle bridge's aliasing policy).
+/// - **The request.** `max_version` of 1.0 or more gets a versioned capsule with the export's
+///   flags, otherwise a legacy one; `copy=True` and a legacy consumer of read-only data get a
+///   compact copy (flagged `IS_COPIED` where the capsule can say it); `copy=False` where a copy
+///   is needed, and any `dl_device` but the CPU, are a `BufferError`; a `stream` but `None` or
+///   `-1` is a `ValueError` (a CPU tensor has no streams): [`DlpackRequest::plan`]'s rules.
+/// - **Host tensors only.** A source that exports to another device is refused when the object
+///   is made (a `BufferError`): a CUDA producer must order its stream before the consumer's,
+///   which `DlpackRequest::cuda_capsule` (feature `cuda`) does and this object cannot.
+///
+/// ```
+/// use std::sync::Arc;
+/// use dlpack_core::python::{PyTensor, capsule_tensor};
+/// use dlpack_core::tensor::Flags;
+/// use pyo3::prelude::*;
+/// use pyo3::types::{IntoPyDict, PyCapsule};
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let data: Arc<[f32]> = Arc::from([1.0, 2.0, 3.0]);
+///     let object = Bound::new(py, PyTensor::new(Arc::clone(&data))?)?;
+///     assert_eq!(object.call_method0("__dlpack_device__")?.extract::<(i32, i32)>()?, (1, 0));
+///
+///     // A DLPack 1.x consumer shares the memory, read-only.
+///     let kwargs = [("max_version", (1, 0))].into_py_dict(py)?;
+///     let capsule = object.call_method("__dlpack__", (), Some(&kwargs))?.cast_into::<PyCapsule>()?;
+///     let tensor = capsule_tensor(&capsule)?;
+///     assert_eq!(tensor.view()?.data_ptr(), data.as_ptr().cast());
+///     assert_eq!(tensor.flags(), Flags::READ_ONLY);
+///
+///     // A legacy consumer cannot be told "read-only": it gets a copy of its own.
+///     let capsule = object.call_method0("__dlpack__")?.cast_into::<PyCapsule>()?;
+///     let copy = capsule_tensor(&capsule)?;
+///     assert_ne!(copy.view()?.data_ptr(), data.as_ptr().cast());
+///     assert_eq!(copy.view()?.as_slice::<f32>()?, [1.0, 2.0, 3.0]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+#[pyclass(name = "Tensor", frozen)]
+pub struct PyTensor {
+    source: Box<dyn ToDlpackTensor + Send + Sync>,
+    /// Where the source's exports are: the CPU, checked by `new`.
+    device: Device,
+    /// The export `new` made, for the first `__dlpack__` call.
+    first: Mutex<Option<ManagedTensor>>,
+}
+
+impl PyTensor {
+    /// Holds `source` for Python, exporting it once now: an error (a `BufferError` in Python)
+    /// when it cannot be exported, or when its export is not on the CPU.
+    ///
+    /// ```
+    /// use dlpack_core::python::PyTensor;
+    ///
+    /// let tensor = PyTensor::new(vec![1_u8, 2, 3])?;
+    /// assert_eq!(tensor.device(), dlpack_core::Device::CPU);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn new<T: ToDlpackTensor + Send + Sync + 'static>(source: T) -> Result<Self, Error> {
+        let first = source.to_dlpack_tensor()?;
+        let device = first.device();
+        if device != Device::CPU {
+            return Err(Error::msg(format_args!(
+                "a tensor on {device} cannot be handed to Python by `to_python`, which exports \
+                 host tensors: a device producer orders its stream before the consumer's \
+                 (`DlpackRequest::cuda_capsule` with feature `cuda`); copy it to the CPU first"
+            )));
+        }
+        Ok(Self {
+            source: Box::new(source),
+            device,
+            first: Mutex::new(Some(first)),
+        })
+    }
+
+    /// The device of the tensor's exports: the CPU.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::{Device, python::PyTensor};
+    ///
+    /// let data: Arc<[i64]> = Arc::from([7, 8]);
+    /// assert_eq!(PyTensor::new(data)?.device(), Device::CPU);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// The export for one consumer: the first one, or a new one.
+    fn export(&self) -> Result<ManagedTensor, Error> {
+        let first = self
+            .first
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        match first {
+            Some(tensor) => Ok(tensor),
+            None => self.source.to_dlpack_tensor(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyTensor {
+    /// The DLPack capsule a consumer asks for; see the type's docs for the rules.
+    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__<'py>(
+        &self,
+        py: Python<'py>,
+        stream: Option<&Bound<'py, PyAny>>,
+        max_version: Option<&Bound<'py, PyAny>>,
+        dl_device: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
+        let tensor = self.export().map_err(buffer_error)?;
+        if tensor.device() != self.device {
+            return Err(PyBufferError::new_err(format!(
+                "the tensor was exported on {} and now on {}: a `ToDlpackTensor` source must \
+                 export to one device",
+                self.device,
+                tensor.device()
+            )));
+        }
+        let access = DataAccess::of(tensor.flags());
+        let tensor = match request.plan(self.device, access, |to| to == Device::CPU)? {
+            ExportPlan::Share => tensor,
+            // The only target `plan` may choose here is the CPU: a compact copy, `IS_COPIED`.
+            ExportPlan::Copy(_) => {
+                let view = tensor.view().map_err(|err| buffer_error(err.into()))?;
+                view.to_dlpack_tensor().map_err(buffer_error)?
+            }
+        };
+        request.tensor_capsule(py, tensor)
+    }
+
+    /// `(device_type, device_id)`: `(1, 0)`, the CPU.
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        self.device.into()
+    }
+}
+
+/// Hands `source` to Python as a [`PyTensor`], ready for `numpy.from_dlpack` (or any DLPack
+/// consumer) in one call. The object keeps an owned copy of `source` (`to_owned`: for a
+/// candle tensor or an `Arc`, a reference count), and exports it once now, so that a tensor
+/// that cannot be exported is refused here, with the reason, as a `BufferError`.
+///
+/// ```
+/// use dlpack_core::python::{PyTensor, from_dlpack, to_python};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let object: Bound<'_, PyTensor> = to_python(py, &[1.5_f64, 2.5][..])?;
+///     // `numpy.from_dlpack(object)` reads it the same way as this crate's consumer:
+///     let tensor = from_dlpack(object.as_any(), None, None)?;
+///     assert_eq!(tensor.view()?.as_slice::<f64>()?, [1.5, 2.5]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn to_python<'py, T>(py: Python<'py>, source: &T) -> PyResult<Bound<'py, PyTensor>>
+where
+    T: ToOwned + ?Sized,
+    T::Owned: ToDlpackTensor + Send + Sync + 'static,
+{
+    let tensor = PyTensor::new(source.to_owned()).map_err(buffer_error)?;
+    Bound::new(py, tensor)
+}
