@@ -113,7 +113,7 @@ use crate::{DlpackDataType, Error, ManagedTensor};
     non_exhaustive = "error",
     impl_remote
 )]
-#[allow(non_camel_case_types)] // safetensors' own names, which the derive checks against
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)] // safetensors' own names, which the derive checks against
 enum DtypeMirror {
     #[dlpack("bool")]
     BOOL,
