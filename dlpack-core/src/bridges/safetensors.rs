@@ -1,4 +1,4 @@
-//! safetensors 0.8 (feature `safetensors`): [`Dtype`] as a DLPack data
+//! safetensors 0.8 (feature `safetensors`): [`Dtype`](::safetensors::Dtype) as a DLPack data
 //! type, and the tensors of a `.safetensors` file as read-only DLPack tensors over a buffer you
 //! own.
 //!
