@@ -1,4 +1,4 @@
-//! safetensors 0.8 (feature `safetensors`): [`Dtype`] as a DLPack data
+//! safetensors 0.8 (feature `safetensors`): [`Dtype`](::safetensors::Dtype) as a DLPack data
 //! type, and the tensors of a `.safetensors` file as read-only DLPack tensors over a buffer you
 //! own.
 //!
@@ -113,7 +113,7 @@ use crate::{DlpackDataType, Error, ManagedTensor};
     non_exhaustive = "error",
     impl_remote
 )]
-#[allow(non_camel_case_types)] // safetensors' own names, which the derive checks against
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)] // safetensors' own names, which the derive checks against
 enum DtypeMirror {
     #[dlpack("bool")]
     BOOL,

@@ -158,7 +158,7 @@ impl PyTensor {
             ExportPlan::Share => tensor,
             // The only target `plan` may choose here is the CPU: a compact copy, `IS_COPIED`.
             ExportPlan::Copy(_) => {
-                let view = tensor.view().map_err(|err| buffer_error(err.into()))?;
+                let view = tensor.view().map_err(buffer_error)?;
                 view.to_dlpack_tensor().map_err(buffer_error)?
             }
         };
