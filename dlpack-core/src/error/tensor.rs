@@ -157,7 +157,7 @@ pub enum TensorError {
         strides: Box<[i64]>,
     },
     /// Mutable strided access to a layout whose strides reach some element from two indices
-    /// (decided exactly; see [`TensorViewMut`](super::TensorViewMut)).
+    /// (decided exactly; see [`TensorViewMut`](crate::tensor::TensorViewMut)).
     Overlapping {
         /// The shape.
         shape: Box<[i64]>,
@@ -165,7 +165,7 @@ pub enum TensorError {
         strides: Box<[i64]>,
     },
     /// Mutable strided access to a layout whose strides do not nest and that the exact overlap
-    /// search could not decide within its bound (see [`TensorViewMut`](super::TensorViewMut)).
+    /// search could not decide within its bound (see [`TensorViewMut`](crate::tensor::TensorViewMut)).
     OverlapUndecided {
         /// The shape.
         shape: Box<[i64]>,
@@ -209,7 +209,7 @@ pub enum TensorError {
         flags: Flags,
     },
     /// A compact copy into a caller's buffer
-    /// ([`TensorMeta::copy_compact_into`](super::TensorMeta::copy_compact_into)) that is
+    /// ([`TensorMeta::copy_compact_into`](crate::tensor::TensorMeta::copy_compact_into)) that is
     /// shorter than the copy.
     CopyBufferLength {
         /// The bytes of the copy.
@@ -222,7 +222,7 @@ pub enum TensorError {
         /// The bytes asked for (saturated at `usize::MAX`).
         bytes: usize,
     },
-    /// A borrowed `DLTensor` ([`TensorParts::to_dl_tensor`](super::TensorParts::to_dl_tensor))
+    /// A borrowed `DLTensor` ([`TensorParts::to_dl_tensor`](crate::tensor::TensorParts::to_dl_tensor))
     /// points at the owner's own shape and strides, so they must be `int64_t` and the strides
     /// given; `field` names the one that was not.
     BorrowedDims {
@@ -235,7 +235,7 @@ pub enum TensorError {
         /// The flags that cannot be carried.
         flags: Flags,
     },
-    /// A [`TensorOwner`](super::TensorOwner) described a different rank after it was moved to
+    /// A [`TensorOwner`](crate::tensor::TensorOwner) described a different rank after it was moved to
     /// its final place than before.
     OwnerChanged {
         /// The rank described first.

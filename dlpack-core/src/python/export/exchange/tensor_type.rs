@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::tensor::{ManagedTensor, TensorParts};
 
 /// A `#[pyclass]` tensor type that publishes DLPack's C exchange API: what each of the table's
-/// five functions does for it. [`ExchangeApi::new`] makes the table from these methods, and
+/// five functions does for it. [`ExchangeApi::new`](crate::python::ExchangeApi::new) makes the table from these methods, and
 /// the functions around them catch panics and turn every error into what `dlpack.h` asks for.
 ///
 /// See the [module documentation](crate::python), "The C exchange API", for a whole producer.
