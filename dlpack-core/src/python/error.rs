@@ -5,7 +5,7 @@ use pyo3::PyErr;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::exceptions::{PyBufferError, PyValueError};
 
-use crate::error::Error;
+use crate::error::{Error, TensorError};
 
 /// A tensor refused on import or export ([`Error::Tensor`]) is a `BufferError`, what the array
 /// API standard raises when data cannot be exchanged. Every other [`Error`] is about a value —
@@ -14,7 +14,13 @@ use crate::error::Error;
 /// the right type and the wrong value. With feature `cuda`, a CUDA error that refuses an
 /// exchange (a copy that `copy=False` forbids, a device this backend cannot serve) is a
 /// `BufferError`, a bad `stream` argument a `ValueError`, and a failing or missing driver a
-/// `RuntimeError`. The message is the error's `Display`.
+/// `RuntimeError`.
+///
+/// The message is the error's `Display` in Python's terms: a Rust type is named by its own
+/// name, which is its `#[pyclass]`'s unless renamed (`DType`, not `mini::dtype::DType`), and a
+/// tensor of the wrong data type says which one was expected (`expected a float32 tensor, got
+/// float64`), not which Rust type reads it. A protocol class's generated methods name the
+/// class exactly, module and all (`mini.DType`).
 ///
 /// ```
 /// use dlpack_core::DataType;
@@ -40,8 +46,8 @@ impl From<Error> for PyErr {
             | Error::UnsupportedDataType { .. }
             | Error::UnsupportedDevice { .. }
             | Error::DeviceIdOutOfRange { .. }
-            | Error::Message(_) => PyValueError::new_err(err.to_string()),
-            Error::Tensor(_) => PyBufferError::new_err(err.to_string()),
+            | Error::Message(_) => PyValueError::new_err(python_message(&err)),
+            Error::Tensor(_) => PyBufferError::new_err(python_message(&err)),
             #[cfg(feature = "cuda")]
             Error::Cuda(ref cuda) => cuda_error(cuda, err.to_string()),
         }
@@ -51,7 +57,85 @@ impl From<Error> for PyErr {
 /// A `BufferError` carrying `err`'s message, whatever its kind: what a failure to export or
 /// import a tensor is in Python, as the array API standard has it.
 pub(crate) fn buffer_error(err: Error) -> PyErr {
-    PyBufferError::new_err(err.to_string())
+    PyBufferError::new_err(python_message(&err))
+}
+
+/// `err`'s message for a Python user: [`value_message`] with the Rust type's own name, the
+/// tensor errors that name a Rust type in Python's words, and `Display` for the rest.
+fn python_message(err: &Error) -> String {
+    let named = match err {
+        Error::NoDataType { type_name, .. }
+        | Error::NoDevice { type_name, .. }
+        | Error::UnsupportedDataType { type_name, .. }
+        | Error::UnsupportedDevice { type_name, .. }
+        | Error::DeviceIdOutOfRange { type_name, .. } => value_message(err, &own_name(type_name)),
+        Error::Tensor(TensorError::DataTypeMismatch {
+            dtype, requested, ..
+        }) => Some(format!("expected a {requested} tensor, got {dtype}")),
+        Error::Tensor(TensorError::Misaligned { address, align, .. }) => Some(format!(
+            "data + byte_offset is {address:#x}, which is not aligned to {align} bytes, as the \
+             tensor's elements must be to be read in place"
+        )),
+        _ => None,
+    };
+    named.unwrap_or_else(|| err.to_string())
+}
+
+/// The message of an error about a value of a type (no DLPack value for it, no value for a
+/// DLPack value, an id out of range), naming the type `class`; `None` for every other error.
+pub(crate) fn value_message(err: &Error, class: &str) -> Option<String> {
+    Some(match err {
+        Error::NoDataType { value, .. } => format!("{class}.{value} has no DLPack data type"),
+        Error::NoDevice { value, .. } => format!("{class}.{value} has no DLPack device"),
+        Error::UnsupportedDataType {
+            data_type,
+            supported,
+            ..
+        } => format!(
+            "{class} has no DLPack data type for {data_type}; it supports: {}",
+            list(supported)
+        ),
+        Error::UnsupportedDevice {
+            device, supported, ..
+        } => format!(
+            "{class} has no DLPack device for {device}; it supports: {}",
+            list(supported)
+        ),
+        Error::DeviceIdOutOfRange { id, min, max, .. } => {
+            format!("device id {id} is out of range for {class}: expected {min} to {max}")
+        }
+        _ => return None,
+    })
+}
+
+/// A type's own name, without the paths `core::any::type_name` writes in it:
+/// `mini::dtype::DType` is `DType`, `alloc::vec::Vec<mini::DType>` is `Vec<DType>`.
+fn own_name(type_name: &str) -> String {
+    let mut name = String::with_capacity(type_name.len());
+    let mut segment = String::new();
+    let mut chars = type_name.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            segment.clear();
+        } else if c.is_alphanumeric() || c == '_' {
+            segment.push(c);
+        } else {
+            name.push_str(&segment);
+            segment.clear();
+            name.push(c);
+        }
+    }
+    name.push_str(&segment);
+    name
+}
+
+fn list<T: core::fmt::Display>(items: &[T]) -> String {
+    if items.is_empty() {
+        return "nothing".to_owned();
+    }
+    let names: Vec<String> = items.iter().map(ToString::to_string).collect();
+    names.join(", ")
 }
 
 #[cfg(feature = "cuda")]
@@ -65,5 +149,79 @@ fn cuda_error(error: &crate::cuda::CudaError, message: String) -> PyErr {
             PyValueError::new_err(message)
         }
         _ => PyRuntimeError::new_err(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{own_name, python_message};
+    use crate::error::{Error, TensorError};
+    use crate::{DataType, Device};
+
+    #[test]
+    fn a_rust_type_is_named_by_its_own_name() {
+        assert_eq!(own_name("mini::dtype::DType"), "DType");
+        assert_eq!(own_name("DType"), "DType");
+        assert_eq!(
+            own_name("alloc::vec::Vec<mini::dtype::DType>"),
+            "Vec<DType>"
+        );
+        assert_eq!(
+            own_name("core::option::Option<(a::B, c::D)>"),
+            "Option<(B, D)>"
+        );
+    }
+
+    #[test]
+    fn value_errors_name_the_type_as_python_does() {
+        let err = Error::UnsupportedDataType {
+            type_name: "mini::dtype::DType",
+            data_type: DataType::F64,
+            supported: Box::new([DataType::F32, DataType::BF16]),
+        };
+        assert_eq!(
+            python_message(&err),
+            "DType has no DLPack data type for float64; it supports: float32, bfloat16"
+        );
+        let err = Error::NoDevice {
+            type_name: "mini::Place",
+            value: "Opaque",
+        };
+        assert_eq!(python_message(&err), "Place.Opaque has no DLPack device");
+        let err = Error::DeviceIdOutOfRange {
+            type_name: "mini::Where",
+            id: -1,
+            min: 0,
+            max: 255,
+        };
+        assert_eq!(
+            python_message(&err),
+            "device id -1 is out of range for Where: expected 0 to 255"
+        );
+    }
+
+    #[test]
+    fn a_tensor_of_the_wrong_data_type_says_what_was_expected() {
+        let err = Error::Tensor(TensorError::DataTypeMismatch {
+            dtype: DataType::F64,
+            type_name: "f32",
+            requested: DataType::F32,
+        });
+        assert_eq!(
+            python_message(&err),
+            "expected a float32 tensor, got float64"
+        );
+        // Every other error is its `Display`.
+        let err = Error::UnsupportedDevice {
+            type_name: "x::Y",
+            device: Device::cuda(0),
+            supported: Box::new([]),
+        };
+        assert_eq!(
+            python_message(&err),
+            "Y has no DLPack device for cuda:0; it supports: nothing"
+        );
+        let err = Error::Tensor(TensorError::NullPointer);
+        assert_eq!(python_message(&err), err.to_string());
     }
 }

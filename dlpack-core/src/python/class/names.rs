@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use crate::error::Error;
+use crate::python::error::value_message;
 
 /// `mini.DType`: the class as Python code names it (`__module__` and `__qualname__`); the
 /// qualified name alone for a class without a module of its own (`builtins`).
@@ -26,35 +27,8 @@ pub(crate) fn class_name(ty: &Bound<'_, PyType>) -> PyResult<String> {
 /// error is converted as `Error`'s `From` converts it.
 pub(crate) fn python_error<T: PyClass>(py: Python<'_>, err: Error) -> PyErr {
     let class = class_name(&T::type_object(py)).unwrap_or_else(|_| T::NAME.to_owned());
-    let message = match &err {
-        Error::NoDataType { value, .. } => format!("{class}.{value} has no DLPack data type"),
-        Error::NoDevice { value, .. } => format!("{class}.{value} has no DLPack device"),
-        Error::UnsupportedDataType {
-            data_type,
-            supported,
-            ..
-        } => format!(
-            "{class} has no DLPack data type for {data_type}; it supports: {}",
-            list(supported)
-        ),
-        Error::UnsupportedDevice {
-            device, supported, ..
-        } => format!(
-            "{class} has no DLPack device for {device}; it supports: {}",
-            list(supported)
-        ),
-        Error::DeviceIdOutOfRange { id, min, max, .. } => {
-            format!("device id {id} is out of range for {class}: expected {min} to {max}")
-        }
-        _ => return err.into(),
-    };
-    PyValueError::new_err(message)
-}
-
-fn list<T: core::fmt::Display>(items: &[T]) -> String {
-    if items.is_empty() {
-        return "nothing".to_owned();
+    match value_message(&err, &class) {
+        Some(message) => PyValueError::new_err(message),
+        None => err.into(),
     }
-    let names: Vec<String> = items.iter().map(ToString::to_string).collect();
-    names.join(", ")
 }
