@@ -4,11 +4,11 @@
 //!
 //! | Protocol | Hand to Python | Take from Python |
 //! |---|---|---|
-//! | tensors: `__dlpack__`, `__dlpack_device__` | [`DlpackRequest`], [`versioned_capsule`], [`legacy_capsule`] | [`from_dlpack`], [`capsule_tensor`] |
+//! | tensors: `__dlpack__`, `__dlpack_device__` | [`pymethods(tensor)`](pymethods) and [`TensorClass`], [`DlpackRequest`], [`to_python`] | [`from_dlpack`], [`capsule_tensor`], [`dispatch_from_dlpack`] |
 //! | tensors, in C: `__dlpack_c_exchange_api__` (DLPack 1.3) | [`ExchangeTensor`], [`ExchangeApi`] | [`from_dlpack`], [`with_tensor_view`] |
 //! | CUDA tensors, with streams (feature `cuda`) | `DlpackRequest::cuda_capsule` | `from_dlpack_on_stream` |
-//! | data types: `__dlpack_data_type__` | [`DataTypeLike`] (a [`PyDataType`]), [`numpy_dtype`] | [`DataTypeLike`], [`value_kind`] |
-//! | devices: `__dlpack_device__` | [`DeviceLike`] (a [`PyDevice`]) | [`DeviceLike`], [`value_kind`] |
+//! | data types: `__dlpack_data_type__` | [`pymethods(data_type)`](pymethods), [`DataTypeLike`] (a [`PyDataType`]), [`numpy_dtype`] | [`DataTypeLike`], [`value_kind`] |
+//! | devices: `__dlpack_device__` | [`pymethods(device)`](pymethods), [`DeviceLike`] (a [`PyDevice`]) | [`DeviceLike`], [`value_kind`] |
 //!
 //! # Data types and devices
 //!
@@ -22,7 +22,10 @@
 //!   and gets back a [`PyDataType`] / [`PyDevice`]. `obj.extract::<DataTypeLike<T>>()` reads
 //!   one out of any object the same way: it is the one reader, with one set of rules;
 //! - as your own `#[pyclass]`, whose `__dlpack_data_type__` / `__dlpack_device__` method
-//!   returns the value's DLPack tuple, which PyO3 hands to Python as plain ints:
+//!   returns the value's DLPack tuple, which PyO3 hands to Python as plain ints. Write
+//!   [`pymethods(data_type)`](pymethods) (or `(device)`) on its `impl` block and that method,
+//!   the constructor, `repr()`, `==`, `hash()`, pickling and the rest of a protocol class are
+//!   written for you; by hand, the protocol method alone is:
 //!
 //! ```
 //! use dlpack_core::{DataType, DlpackDataType};
@@ -95,72 +98,17 @@
 //!
 //! # Tensors
 //!
-//! **Producer.** Give your tensor class `__dlpack__` and `__dlpack_device__`. Check the
-//! arguments with [`DlpackRequest::new`], decide with [`DlpackRequest::plan`] whether to share
-//! the memory or copy it, and return a capsule: [`DlpackRequest::capsule`] for any
-//! [`TensorOwner`](crate::tensor::TensorOwner), or [`versioned_capsule`] / [`legacy_capsule`]
-//! for a tensor in hand. The capsule is named `dltensor_versioned` when the consumer's
+//! **Producer.** Write [`pymethods(tensor)`](pymethods) on your tensor class's `impl` block and
+//! implement [`TensorClass`]: it writes `__dlpack__(*, stream=None, max_version=None,
+//! dl_device=None, copy=None)` with the arguments checked ([`DlpackRequest::new`]) and
+//! `__dlpack_device__()`, and your `dlpack` decides with [`DlpackRequest::plan`] whether to
+//! share the memory or copy it, and finishes with [`DlpackRequest::export`] (a tensor in
+//! hand) or [`DlpackRequest::capsule`] (any [`TensorOwner`](crate::tensor::TensorOwner)); the
+//! example is [`TensorClass`]'s. The capsule is named `dltensor_versioned` when the consumer's
 //! `max_version` has a major version of 1 or more, `dltensor` otherwise. Its destructor frees
 //! a tensor no consumer took, exactly once, and leaves a consumed (`used_…`) capsule alone.
-//!
-//! ```
-//! use std::sync::Arc;
-//!
-//! use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, from_dlpack, legacy_capsule, versioned_capsule};
-//! use dlpack_core::{Device, ManagedTensor};
-//! use pyo3::prelude::*;
-//! use pyo3::types::PyCapsule;
-//!
-//! /// Immutable floats, shared with every consumer without a copy.
-//! #[pyclass(frozen)]
-//! struct Floats(Arc<[f32]>);
-//!
-//! #[pymethods]
-//! impl Floats {
-//!     #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
-//!     fn __dlpack__<'py>(
-//!         &self,
-//!         py: Python<'py>,
-//!         stream: Option<&Bound<'py, PyAny>>,
-//!         max_version: Option<&Bound<'py, PyAny>>,
-//!         dl_device: Option<&Bound<'py, PyAny>>,
-//!         copy: Option<bool>,
-//!     ) -> PyResult<Bound<'py, PyCapsule>> {
-//!         let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
-//!         let shape = [self.0.len()];
-//!         // Shared data is read-only; a copy can be made on the CPU only.
-//!         let tensor = match request.plan(Device::CPU, DataAccess::ReadOnly, |to| to == Device::CPU)? {
-//!             ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &shape)?,
-//!             ExportPlan::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &shape)?,
-//!         };
-//!         if request.versioned() {
-//!             versioned_capsule(py, tensor)
-//!         } else {
-//!             legacy_capsule(py, tensor.into_legacy()?)
-//!         }
-//!     }
-//!
-//!     fn __dlpack_device__(&self) -> (i32, i32) {
-//!         Device::CPU.into()
-//!     }
-//! }
-//!
-//! # pyo3::Python::initialize();
-//! Python::attach(|py| -> PyResult<()> {
-//!     let floats = Bound::new(py, Floats(Arc::from([1.0_f32, 2.0, 3.0])))?;
-//!     // A consumer (here our own `from_dlpack`; NumPy's works the same) asks for DLPack 1.3.
-//!     let tensor = from_dlpack(floats.as_any(), None, None)?;
-//!     let view = tensor.view()?;
-//!     assert_eq!(view.as_slice::<f32>()?, [1.0, 2.0, 3.0]);
-//!     assert!(view.flags().contains(dlpack_core::tensor::Flags::READ_ONLY));
-//!     // A CUDA consumer gets a BufferError: this producer has no CUDA memory.
-//!     let err = floats.call_method("__dlpack__", (), Some(&[("dl_device", (2, 0))].into_py_dict(py)?));
-//!     assert!(err.unwrap_err().is_instance_of::<pyo3::exceptions::PyBufferError>(py));
-//!     Ok(())
-//! })?;
-//! # use pyo3::types::IntoPyDict;
-//! # Ok::<(), PyErr>(())
-//! ```
+//! [`versioned_capsule`] and [`legacy_capsule`] make either capsule of a tensor in hand, for a
+//! `__dlpack__` written by hand.
 //!
 //! **Consumer.** [`from_dlpack`] takes anything with `__dlpack__`, or a capsule: it calls
 //! `__dlpack__(max_version=(1, 3), …)`, falls back to the legacy `__dlpack__()` on a
@@ -442,7 +390,7 @@ mod values;
 
 #[doc(hidden)]
 pub use class::generated as __generated;
-pub use class::{ProtocolClass, add_values, dispatch_from_dlpack};
+pub use class::{ProtocolClass, TensorClass, add_values, dispatch_from_dlpack};
 pub use export::capsule::{
     LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, capsule_tensor, legacy_capsule,
     versioned_capsule,

@@ -1,5 +1,6 @@
 //! What `#[pymethods(…)]` refuses in the author's block: a method that would change what
-//! kind of object the class is, and an `__eq__` without its `__hash__` (or the reverse).
+//! kind of object the class is, and, on a value class, an `__eq__` without its `__hash__` (or
+//! the reverse).
 //! Everything else the author writes wins over the generated method of the same name.
 
 use crate::parse::ctxt::Ctxt;
@@ -9,14 +10,15 @@ use crate::parse::python::{ClassKind, Written};
 pub(crate) fn check(cx: &Ctxt, kind: ClassKind, written: &[Written]) {
     for method in written {
         let other_protocol = match (kind, method.name.as_str()) {
-            (_, "__dlpack__") => Some("a tensor"),
-            (ClassKind::Device, "__dlpack_data_type__") => Some("a data type"),
+            (ClassKind::DataType | ClassKind::Device, "__dlpack__") => Some("a tensor"),
+            (ClassKind::Device | ClassKind::Tensor, "__dlpack_data_type__") => Some("a data type"),
             _ => None,
         };
         if let Some(becomes) = other_protocol {
             let own = match kind {
                 ClassKind::DataType => "`__dlpack_data_type__`",
                 ClassKind::Device => "`__dlpack_device__`",
+                ClassKind::Tensor => "`__dlpack__` and `__dlpack_device__`",
             };
             cx.error(
                 method.span,
@@ -31,6 +33,11 @@ pub(crate) fn check(cx: &Ctxt, kind: ClassKind, written: &[Written]) {
                 ),
             );
         }
+    }
+    // A tensor is compared and hashed as the author decides (by identity, as PyO3's default):
+    // nothing is generated for `==` or `hash()`, so there is no half to disagree with.
+    if kind == ClassKind::Tensor {
+        return;
     }
     let find = |name: &str| written.iter().find(|m| m.name == name);
     let eq = find("__eq__").or_else(|| find("__richcmp__"));

@@ -1,5 +1,6 @@
 //! `#[pymethods(…)]`: the author's block, as one `#[pyo3::pymethods]` block with every
-//! generated method whose Python name the author did not write, and the `ProtocolClass` impl.
+//! generated method whose Python name the author did not write, and the `ProtocolClass` impl of a
+//! data type or device class.
 //!
 //! PyO3 allows one `#[pymethods]` block per class (unless its `multiple-pymethods` feature is
 //! on), which is why the generated methods go into the author's block instead of a block of
@@ -72,6 +73,11 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
     }
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let block = quote! {
+        #[#pyo3::pymethods]
+        #[pyo3(crate = #pyo3_str)]
+        #item
+    };
     let (marker, name_of, value_of) = match kind {
         ClassKind::DataType => (
             quote!(DataTypeClass),
@@ -83,6 +89,14 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
             quote!(device_name),
             quote!(device_value),
         ),
+        ClassKind::Tensor => {
+            // Spanned on the type, as below: a class without `TensorClass` is one error there.
+            let assert = quote_spanned! {self_ty.span()=>
+                #[automatically_derived]
+                impl #impl_generics #g::TensorClassOf for #self_ty #where_clause {}
+            };
+            return quote!(#block #assert);
+        }
     };
     // Spanned on the type, so that a type that derives neither trait is reported there, once:
     // the generated methods need only this impl, which exists even when its supertraits fail.
@@ -91,9 +105,7 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
         impl #impl_generics #g::#marker for #self_ty #where_clause {}
     };
     quote! {
-        #[#pyo3::pymethods]
-        #[pyo3(crate = #pyo3_str)]
-        #item
+        #block
 
         #assert
 
@@ -119,6 +131,7 @@ fn methods(
     let result = quote!(#pyo3::PyResult);
     let string = quote!(::std::string::String);
     let (new, protocol, repr, str_, key, name) = match kind {
+        ClassKind::Tensor => return tensor_methods(pyo3, g),
         ClassKind::DataType => (
             quote!(new_data_type),
             quote! {
@@ -161,7 +174,7 @@ fn methods(
         (
             match kind {
                 ClassKind::DataType => "__dlpack_data_type__",
-                ClassKind::Device => "__dlpack_device__",
+                ClassKind::Device | ClassKind::Tensor => "__dlpack_device__",
             },
             protocol,
         ),
@@ -237,6 +250,7 @@ fn methods(
         ),
     ];
     match kind {
+        ClassKind::Tensor => {}
         ClassKind::DataType => methods.push((
             "dtype",
             quote! {
@@ -271,4 +285,38 @@ fn methods(
         }
     }
     methods
+}
+
+/// The methods of a tensor class: the protocol's two, around the author's `TensorClass` impl.
+fn tensor_methods(pyo3: &TokenStream, g: &TokenStream) -> Vec<(&'static str, TokenStream)> {
+    let arg = quote!(::core::option::Option<&#pyo3::Bound<'py, #pyo3::PyAny>>);
+    vec![
+        (
+            "__dlpack__",
+            quote! {
+                /// The DLPack capsule one consumer asks for (the array API standard's
+                /// `__dlpack__`): arguments checked, then `TensorClass::dlpack`.
+                #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+                fn __dlpack__<'py>(
+                    &self,
+                    py: #pyo3::Python<'py>,
+                    stream: #arg,
+                    max_version: #arg,
+                    dl_device: #arg,
+                    copy: ::core::option::Option<bool>,
+                ) -> #pyo3::PyResult<#pyo3::Bound<'py, #pyo3::types::PyCapsule>> {
+                    #g::tensor_dlpack(self, py, stream, max_version, dl_device, copy)
+                }
+            },
+        ),
+        (
+            "__dlpack_device__",
+            quote! {
+                /// `(device_type, device_id)`: where the tensor is, as plain ints.
+                fn __dlpack_device__(&self) -> #pyo3::PyResult<(i32, i32)> {
+                    #g::tensor_dlpack_device(self)
+                }
+            },
+        ),
+    ]
 }

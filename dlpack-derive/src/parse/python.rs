@@ -1,4 +1,4 @@
-//! `#[pymethods(data_type)]` / `#[pymethods(device)]`: the attribute's arguments, and the
+//! `#[pymethods(data_type)]` / `(device)` / `(tensor)`: the attribute's arguments, and the
 //! Python name of every method the author wrote in the block, as PyO3 names them.
 
 use proc_macro2::Span;
@@ -10,6 +10,7 @@ use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Path};
 pub(crate) enum ClassKind {
     DataType,
     Device,
+    Tensor,
 }
 
 impl ClassKind {
@@ -18,6 +19,7 @@ impl ClassKind {
         match self {
             Self::DataType => "data_type",
             Self::Device => "device",
+            Self::Tensor => "tensor",
         }
     }
 
@@ -26,6 +28,7 @@ impl ClassKind {
         match self {
             Self::DataType => "data type",
             Self::Device => "device",
+            Self::Tensor => "tensor",
         }
     }
 }
@@ -42,7 +45,7 @@ pub(crate) struct Written {
     pub(crate) span: Span,
 }
 
-/// Parses `data_type` or `device`, and an optional `crate = "path"`.
+/// Parses `data_type`, `device` or `tensor`, and an optional `crate = "path"`.
 pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
     let mut kind = None;
     let mut krate = None;
@@ -51,14 +54,15 @@ pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
             Some(ClassKind::DataType)
         } else if meta.path.is_ident("device") {
             Some(ClassKind::Device)
+        } else if meta.path.is_ident("tensor") {
+            Some(ClassKind::Tensor)
         } else {
             None
         };
         if let Some(found) = found {
             if kind.replace(found).is_some() {
-                return Err(
-                    meta.error("one kind per class: write `data_type` or `device`, not both")
-                );
+                return Err(meta
+                    .error("one kind per class: write one of `data_type`, `device` and `tensor`"));
             }
             return Ok(());
         }
@@ -70,8 +74,9 @@ pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
             return Ok(());
         }
         Err(meta.error(
-            "unknown argument: write `#[pymethods(data_type)]` for a data type class or \
-             `#[pymethods(device)]` for a device class (and optionally `crate = \"path\"`)",
+            "unknown argument: write `#[pymethods(data_type)]` for a data type class, \
+             `#[pymethods(device)]` for a device class or `#[pymethods(tensor)]` for a tensor \
+             class (and optionally `crate = \"path\"`)",
         ))
     });
     syn::parse::Parser::parse2(parser, args)?;
@@ -79,7 +84,8 @@ pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
         return Err(syn::Error::new(
             Span::call_site(),
             "say which class this is: `#[pymethods(data_type)]` for a data type class, \
-             `#[pymethods(device)]` for a device class",
+             `#[pymethods(device)]` for a device class, `#[pymethods(tensor)]` for a tensor \
+             class",
         ));
     };
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::dlpack_core));

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan};
+use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, TensorClass};
 use dlpack_core::tensor::{CheckedLayout, Flags, TensorError, TensorParts};
 use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
 use pyo3::exceptions::{PyBufferError, PyMemoryError, PyValueError};
@@ -333,25 +333,24 @@ impl Tensor {
     }
 }
 
-#[pymethods]
-impl Tensor {
-    /// `__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)`, as the array
-    /// API standard defines it: a versioned capsule for `max_version >= (1, 0)`, a legacy one
-    /// otherwise; a copy when asked for or needed (only to the CPU); `BufferError` for what
-    /// cannot be done.
-    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
-    fn __dlpack__<'py>(
+/// The DLPack producer: `#[pymethods(tensor)]` writes `__dlpack__(*, stream=None,
+/// max_version=None, dl_device=None, copy=None)`, as the array API standard defines it, and
+/// `__dlpack_device__()` around this: a versioned capsule for `max_version >= (1, 0)`, a legacy
+/// one otherwise; a copy when asked for or needed (only to the CPU); `BufferError` for what
+/// cannot be done.
+impl TensorClass for Tensor {
+    fn dlpack_device(&self) -> PyResult<DlDevice> {
+        Ok(self.shared.device.dl_device())
+    }
+
+    fn dlpack<'py>(
         &self,
         py: Python<'py>,
-        stream: Option<&Bound<'py, PyAny>>,
-        max_version: Option<&Bound<'py, PyAny>>,
-        dl_device: Option<&Bound<'py, PyAny>>,
-        copy: Option<bool>,
+        request: &DlpackRequest,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
         #[cfg(feature = "cuda")]
         if let Device::Cuda(ordinal) = self.shared.device {
-            return self.cuda_dlpack(py, &request, ordinal);
+            return self.cuda_dlpack(py, request, ordinal);
         }
         let here = self.shared.device.dl_device();
         let access = if self.shared.read_only {
@@ -370,16 +369,14 @@ impl Tensor {
         let exported = source.exported(flags);
         request.capsule(py, exported)
     }
+}
 
+#[dlpack_core::python::pymethods(tensor)]
+impl Tensor {
     /// DLPack's C exchange API: a capsule of the type's table (see `tensor/exchange.rs`).
     #[classattr]
     fn __dlpack_c_exchange_api__(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
         exchange::EXCHANGE.capsule(py)
-    }
-
-    /// `(device_type, device_id)`: where the tensor lives.
-    fn __dlpack_device__(&self) -> (i32, i32) {
-        self.shared.device.dl_device().into()
     }
 
     /// The extents.

@@ -1,5 +1,5 @@
-"""`mini`: an extension whose DType, Device and Place classes are written by dlpack-core's
-`#[pymethods]` attribute alone (tests/python/mini/src/lib.rs). Every behaviour the attribute
+"""`mini`: an extension whose DType, Device, Place and Tensor classes are written by
+dlpack-core's `#[pymethods]` attribute alone (tests/python/mini/src/lib.rs). Every behaviour the attribute
 promises, from Python, against NumPy, PaddlePaddle, TVM FFI and JAX.
 
 Built by scripts/python-tests.sh (`maturin develop` in tests/python/mini).
@@ -211,6 +211,24 @@ def test_dlpack_capsule_by_max_version_and_is_copied_on_copies():
     assert capsule_name(t.__dlpack__()) == "dltensor"
 
 
+def test_tensor_protocol_methods_are_generated_with_the_standards_signature():
+    t = Tensor([1.0])
+    assert t.__dlpack_device__() == (1, 0)
+    assert all(type(i) is int for i in t.__dlpack_device__())
+    # Keyword-only, as the array API standard has it.
+    with pytest.raises(TypeError):
+        t.__dlpack__(None)
+    with pytest.raises(TypeError):
+        t.__dlpack__(flavour=1)
+    # The arguments are checked before the author's code runs.
+    with pytest.raises(ValueError, match=r"stream"):
+        t.__dlpack__(stream=5)
+    with pytest.raises(BufferError):
+        t.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError):
+        t.__dlpack__(max_version=(1, 3), copy=False, dl_device=(2, 0))
+
+
 def test_peers_take_the_tensor():
     t = Tensor([1.0, 2.0, 3.0])
     assert np.from_dlpack(t).tolist() == [1.0, 2.0, 3.0]
@@ -232,6 +250,12 @@ def test_from_dlpack_dispatches_over_tensors_dtypes_and_devices():
     from_device = mini.from_dlpack(paddle.CPUPlace())
     assert type(from_device) is Device and from_device == Device("cpu")
     assert mini.from_dlpack(tvm_ffi.device("cuda", 2)) == Device("cuda:2")
+
+
+def test_a_tensor_of_another_dtype_is_refused_in_pythons_terms():
+    # The library's message, not a Rust type's: `f32` is nowhere in it.
+    with pytest.raises(BufferError, match=r"^expected a float32 tensor, got float64$"):
+        mini.from_dlpack(np.zeros(2))
 
 
 def test_from_dlpack_refuses_device_and_copy_for_dtypes_and_devices():

@@ -1,9 +1,12 @@
 //! Every shape `#[pymethods]` completes: a fieldless data type enum, a data type struct, a
-//! fieldless device enum, a device wrapper struct over an enum with data; with the author's
-//! own methods (one replacing a generated one), and a renamed dlpack-core.
+//! fieldless device enum, a device wrapper struct over an enum with data, a tensor class (with
+//! an `__eq__` of its own, allowed without `__hash__` there); with the author's own methods
+//! (one replacing a generated one), and a renamed dlpack-core.
 
+use dlpack_core::python::{DlpackRequest, TensorClass};
 use dlpack_core::{DataType, DlpackDataType, DlpackDevice};
 use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
 
 #[pyclass(module = "shapes", frozen)]
 #[derive(Clone, Copy, DlpackDataType)]
@@ -67,6 +70,32 @@ struct Device(Where);
 #[dlpack_core::python::pymethods(device)]
 impl Device {}
 
+#[pyclass(module = "shapes", frozen)]
+struct Tensor(Vec<f32>);
+
+#[dlpack_core::python::pymethods(tensor)]
+impl Tensor {
+    /// The author's `__dlpack_device__` wins over the generated one.
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (1, 0)
+    }
+
+    fn __eq__(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl TensorClass for Tensor {
+    fn dlpack_device(&self) -> PyResult<dlpack_core::Device> {
+        Ok(dlpack_core::Device::CPU)
+    }
+
+    fn dlpack<'py>(&self, _: Python<'py>, _: &DlpackRequest) -> PyResult<Bound<'py, PyCapsule>> {
+        Err(pyo3::exceptions::PyBufferError::new_err("not in this test"))
+    }
+}
+
 fn main() {
+    let _ = Tensor(Vec::new());
     let _ = (DType::Float16, DType::Opaque, Place::Cpu, Device(Where::Cuda(0)), Device(Where::Cpu), Raw(DataType::F32));
 }

@@ -1,5 +1,6 @@
 //! Protocol classes from one attribute: [`pymethods`](crate::python::pymethods) writes every
-//! method Python sees on a framework's dtype or device class, [`add_values`] names its unit
+//! method Python sees on a framework's dtype or device class, and a tensor class's
+//! `__dlpack__` and `__dlpack_device__` around its [`TensorClass`] impl; [`add_values`] names its unit
 //! values in a module, [`dispatch_from_dlpack`] is the RFC's `from_dlpack`, and
 //! [`DlpackRequest::export`](crate::python::DlpackRequest::export) the end of a `__dlpack__`.
 //!
@@ -10,7 +11,7 @@
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
 //! dispatch values
-//! methods export
+//! methods export tensor
 //! names
 //! ```
 
@@ -18,14 +19,17 @@ mod dispatch;
 mod export;
 pub(crate) mod methods;
 mod names;
+mod tensor;
 mod values;
 
 pub use dispatch::dispatch_from_dlpack;
+pub use tensor::TensorClass;
 pub use values::{ProtocolClass, add_values};
 
 /// What the code `pymethods` generates calls.
 #[doc(hidden)]
 pub mod generated {
     pub use super::methods::*;
+    pub use super::tensor::{TensorClassOf, tensor_dlpack, tensor_dlpack_device};
     pub use super::values::{data_type_name, data_type_value, device_name, device_value};
 }

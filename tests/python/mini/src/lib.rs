@@ -1,14 +1,14 @@
-//! `mini`: a framework extension as small as one can be, whose dtype and device classes are
-//! written by `#[dlpack_core::python::pymethods]` alone. `tests/python/mini/test_mini.py`
+//! `mini`: a framework extension as small as one can be, whose dtype, device and tensor
+//! classes are written by `#[dlpack_core::python::pymethods]` alone. `tests/python/mini/test_mini.py`
 //! checks from Python what the attribute promises, against NumPy, PaddlePaddle, TVM FFI and
 //! JAX.
 
 use std::sync::Arc;
 
 use dlpack_core::python::{
-    DataAccess, DeviceLike, DlpackRequest, ExportPlan, dispatch_from_dlpack,
+    DataAccess, DeviceLike, DlpackRequest, ExportPlan, TensorClass, dispatch_from_dlpack,
 };
-use dlpack_core::{DataType, Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
+use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
@@ -102,23 +102,17 @@ impl Place {
 #[pyclass(module = "mini", frozen)]
 pub struct Tensor(Arc<[f32]>);
 
-#[pymethods]
-impl Tensor {
-    #[new]
-    fn new(values: Vec<f32>) -> Self {
-        Self(values.into())
+/// Its `__dlpack__` and `__dlpack_device__` are `#[pymethods(tensor)]`'s, around this.
+impl TensorClass for Tensor {
+    fn dlpack_device(&self) -> PyResult<DlDevice> {
+        Ok(DlDevice::CPU)
     }
 
-    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
-    fn __dlpack__<'py>(
+    fn dlpack<'py>(
         &self,
         py: Python<'py>,
-        stream: Option<&Bound<'py, PyAny>>,
-        max_version: Option<&Bound<'py, PyAny>>,
-        dl_device: Option<&Bound<'py, PyAny>>,
-        copy: Option<bool>,
+        request: &DlpackRequest,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
         let plan = request.plan(DlDevice::CPU, DataAccess::ReadOnly, |to| {
             to == DlDevice::CPU
         })?;
@@ -129,9 +123,13 @@ impl Tensor {
         };
         request.export(py, plan, tensor)
     }
+}
 
-    fn __dlpack_device__(&self) -> (i32, i32) {
-        DlDevice::CPU.into()
+#[dlpack_core::python::pymethods(tensor)]
+impl Tensor {
+    #[new]
+    fn new(values: Vec<f32>) -> Self {
+        Self(values.into())
     }
 
     fn tolist(&self) -> Vec<f32> {
@@ -154,14 +152,9 @@ fn from_dlpack<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     dispatch_from_dlpack::<DType, Device, _>(obj, device.map(|d| d.0), copy, |obj, device, copy| {
         let tensor = dlpack_core::python::from_dlpack(obj, device, copy)?;
-        let view = tensor.view()?;
-        if view.dtype() != DataType::F32 {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "mini.Tensor holds float32, not {}",
-                view.dtype()
-            )));
-        }
-        Ok(Tensor(view.to_vec::<f32>()?.into()))
+        // A tensor of another dtype is the library's `BufferError`, in Python's terms:
+        // "expected a float32 tensor, got float64".
+        Ok(Tensor(tensor.view()?.to_vec::<f32>()?.into()))
     })
 }
 
