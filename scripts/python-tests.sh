@@ -4,7 +4,7 @@
 # which holds tests/python/mini/test_mini.py) against numpy, PaddlePaddle, TVM FFI, JAX,
 # ml_dtypes and array-api-strict from PyPI.
 #
-#   scripts/python-tests.sh [--with-torch | --numpy-only] [--dev] [pytest arguments...]
+#   scripts/python-tests.sh [--with-torch | --numpy-only] [--dev | --quick] [pytest arguments...]
 #   scripts/python-tests.sh [--with-torch | --numpy-only] --install-only
 #                                            (create the venv and install the peers, then stop:
 #                                             CI uses it for the DLPack 1.3 header in tvm-ffi)
@@ -17,8 +17,11 @@
 # --numpy-only installs NumPy and ml_dtypes (and the test tools) but no other peer, and skips
 # the extension's fmt and clippy checks (a full run does them): CI runs it with the oldest and
 # newest CPython the project supports. Every test of a missing peer skips with the reason.
-# --dev builds the extension unoptimised (`maturin develop` without --release): the tests
+# --dev builds the extensions unoptimised (`maturin develop` without --release): the tests
 # pass the same, and the build takes a fraction of the time of the release one (fat LTO).
+# --quick builds them optimised without fat LTO (profile `quick`), what CI's main run builds:
+# optimised code, so hypothesis' large examples stay cheap, in about a third of the time. The
+# default is the release profile the wheel ships with, which scripts/bench-report.sh measures.
 #
 # Environment:
 #   PYTHON                the interpreter to build the venv with (default: python3, 3.10 or newer;
@@ -27,8 +30,9 @@
 #   DLPACK_DEMO_FEATURES  cargo features of the extension (default: none; `cuda` builds the CUDA
 #                         tensors, which builds and passes on machines without a GPU too: the
 #                         tests of tests/python/test_cuda.py that need one skip with the reason)
-#   CARGO_TARGET_DIR      where the extension is built (default: examples/python/target); give
-#                         each interpreter its own, or each build for one undoes the other's
+#   CARGO_TARGET_DIR      where the extensions are built (default: target/python, one folder for
+#                         both, so the second reuses the first's dependencies); give each
+#                         interpreter its own, or each build for one undoes the other's
 #
 # The first run downloads the peers (PaddlePaddle's CPU wheel is ~195 MB, jaxlib's ~80 MB);
 # later runs reuse the venv and only rebuild the extension. Exits non-zero if any step fails.
@@ -44,6 +48,7 @@ while [[ $# -gt 0 ]]; do
     --numpy-only) numpy_only=1 ;;
     --install-only) install_only=1 ;;
     --dev) release= ;;
+    --quick) release="--profile quick" ;;
     *) break ;;
   esac
   shift
@@ -56,6 +61,7 @@ fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 venv="${DLPACK_VENV:-$root/.venv}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/python}"
 python="${PYTHON:-python3}"
 
 # The peers, pinned to the versions the suite was written against. NumPy 2.1 (the first with
@@ -130,7 +136,7 @@ mini="tests/python/mini/Cargo.toml"
 step "checking and building the minimal extension: tests/python/mini"
 cargo fmt --manifest-path "$mini" --check
 cargo clippy --quiet --manifest-path "$mini" --all-targets -- -D warnings
-maturin develop --release --manifest-path "$mini"
+maturin develop $release --manifest-path "$mini"
 
 step "running pytest tests/python $*"
 python -m pytest tests/python "$@"
