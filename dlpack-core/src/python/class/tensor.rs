@@ -109,7 +109,41 @@ pub trait TensorClass: PyClass {
     /// with [`DlpackRequest::plan`] whether to share or copy, and finish with
     /// [`DlpackRequest::export`] (or [`DlpackRequest::capsule`] for a
     /// [`TensorOwner`](crate::tensor::TensorOwner); `DlpackRequest::cuda_capsule` for CUDA
-    /// memory). See the trait's example.
+    /// memory).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    ///
+    /// # use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, TensorClass, capsule_tensor};
+    /// # use dlpack_core::{Device, ManagedTensor, tensor::Flags};
+    /// # use pyo3::{prelude::*, types::PyCapsule};
+    /// #[pyclass(frozen)]
+    /// struct Bytes(Arc<[u8]>);
+    ///
+    /// # #[dlpack_core::python::pymethods(tensor)]
+    /// # impl Bytes {}
+    /// impl TensorClass for Bytes {
+    ///     # fn dlpack_device(&self) -> PyResult<Device> { Ok(Device::CPU) }
+    ///     fn dlpack<'py>(&self, py: Python<'py>, request: &DlpackRequest) -> PyResult<Bound<'py, PyCapsule>> {
+    ///         let plan = request.plan(Device::CPU, DataAccess::ReadOnly, |to| to == Device::CPU)?;
+    ///         let tensor = match plan {
+    ///             ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &[self.0.len()])?,
+    ///             ExportPlan::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &[self.0.len()])?,
+    ///         };
+    ///         request.export(py, plan, tensor)
+    ///     }
+    /// }
+    ///
+    /// # pyo3::Python::initialize();
+    /// # Python::attach(|py| -> PyResult<()> {
+    /// let bytes = Bytes(Arc::from([1_u8, 2]));
+    /// let version = (1, 3).into_pyobject(py)?;
+    /// let request = DlpackRequest::new(None, Some(version.as_any()), None, Some(true))?;
+    /// let capsule = bytes.dlpack(py, &request)?;
+    /// assert!(capsule_tensor(&capsule)?.flags().contains(Flags::IS_COPIED)); // copy=True
+    /// # Ok(()) })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     fn dlpack<'py>(
         &self,
         py: Python<'py>,
