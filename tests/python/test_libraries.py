@@ -102,11 +102,13 @@ def test_numpy_scalar_types_are_read_by_what_they_are_not_their_names():
         (np.dtype("O"), ValueError, r"dtype\('O'\) has no DLPack data type"),
         (np.dtype("V8"), ValueError, r"dtype\('V8'\) has no DLPack data type"),
         (np.datetime64, ValueError, r"dtype\('<M8'\) has no DLPack data type"),
-        (np.floating, TypeError, r"np.floating"),  # NumPy's own refusal of an abstract type
+        # An abstract type: NumPy 2.4's own refusal, or ours where NumPy (2.2) only warns.
+        (np.floating, TypeError, r"np.floating"),
         (float, TypeError, r"expected a data type: .*; got the class float"),
         (ml_dtypes.int4, ValueError, r"no DLPack data type for int4; it supports"),  # not a DType
     ],
 )
+@pytest.mark.filterwarnings("ignore:Converting `np.inexact` or `np.floating` to a dtype:DeprecationWarning")
 def test_numpy_dtypes_without_a_dlpack_data_type(theirs, error, message):
     with pytest.raises(error, match=message):
         dlpack_demo.dtype_of(theirs)
@@ -120,17 +122,28 @@ def test_ml_dtypes_int4_is_a_dlpack_data_type_even_though_dtype_has_none():
     assert int4.dtype == np.dtype(ml_dtypes.int4)
 
 
+# NumPy 2.4 raises the error of a `dtype` attribute as it is; NumPy 2.2 (the newest for Python
+# 3.10) replaces it with its own "Cannot interpret ... as a data type".
+NUMPY_KEEPS_DTYPE_ERRORS = tuple(int(part) for part in np.__version__.split(".")[:2]) >= (2, 4)
+
+
+def numpy_refuses(obj, message):
+    """`np.dtype(obj)` is a TypeError, with our message where NumPy passes it on; the attribute
+    NumPy reads says it either way."""
+    with pytest.raises(TypeError, match=message if NUMPY_KEEPS_DTYPE_ERRORS else "as a data type"):
+        np.empty(2, dtype=obj)
+    with pytest.raises(TypeError, match=message):
+        obj.dtype
+
+
 def test_our_dtypes_that_numpy_cannot_have():
-    with pytest.raises(TypeError, match="float4_e2m1fnx2 has no NumPy dtype: neither NumPy nor ml_dtypes"):
-        np.empty(2, dtype=dlpack_demo.float4_e2m1fnx2)
-    with pytest.raises(TypeError, match="float32x4 has no NumPy dtype"):
-        np.dtype(dlpack_demo.dlpack.DataType("float32x4"))
+    numpy_refuses(dlpack_demo.float4_e2m1fnx2, "float4_e2m1fnx2 has no NumPy dtype: neither NumPy nor ml_dtypes")
+    numpy_refuses(dlpack_demo.dlpack.DataType("float32x4"), "float32x4 has no NumPy dtype")
 
 
 def test_without_ml_dtypes_the_error_names_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "ml_dtypes", None)  # `import ml_dtypes` now fails
-    with pytest.raises(TypeError, match=r"bfloat16 has no NumPy dtype without ml_dtypes: .*pip install ml-dtypes"):
-        np.empty(2, dtype=dlpack_demo.bfloat16)
+    numpy_refuses(dlpack_demo.bfloat16, r"bfloat16 has no NumPy dtype without ml_dtypes: .*pip install ml-dtypes")
     with pytest.raises(TypeError, match=r"pip install ml-dtypes"):
         dlpack_demo.dlpack.DataType("float8_e5m2").dtype
     # NumPy's own types need nothing more.

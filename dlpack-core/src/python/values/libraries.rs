@@ -16,7 +16,7 @@
 //! the same type (ml_dtypes' `float8_e4m3` is DLPack's `kDLFloat8_e4m3`, code 8, as JAX
 //! exports it).
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
@@ -196,8 +196,19 @@ pub(crate) fn numpy_type<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<
     };
     let dtype_class = numpy.getattr(intern!(py, "dtype"))?;
     if class.is_subclass(&numpy.getattr(intern!(py, "generic"))?)? {
-        // NumPy refuses the abstract ones (`numpy.floating`) with a `TypeError` of its own.
-        return dtype_class.call1((obj,)).map(Some);
+        let dtype = dtype_class.call1((obj,))?;
+        // An abstract type (`numpy.floating`) is no data type: NumPy 2.4 refuses it with a
+        // `TypeError` of its own, NumPy 2.2 only warns and gives float64. Its dtype's scalar
+        // type is then another class, which for one of NumPy's own types is never the case.
+        if !dtype.getattr(intern!(py, "type"))?.is(class) && class.module()?.to_str()? == "numpy" {
+            return Err(PyTypeError::new_err(format!(
+                "np.{} is an abstract NumPy type, not a data type: name a concrete one, such \
+                 as np.{}",
+                class.name()?,
+                dtype.getattr(intern!(py, "name"))?
+            )));
+        }
+        return Ok(Some(dtype));
     }
     match obj.getattr_opt(intern!(py, "dtype"))? {
         Some(dtype) if dtype.is_instance(&dtype_class)? => Ok(Some(dtype)),
