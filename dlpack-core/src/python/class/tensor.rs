@@ -93,7 +93,7 @@ pub trait TensorClass: PyClass {
     ///     fn dlpack_device(&self) -> PyResult<Device> {
     ///         Ok(Device::cuda(self.0))
     ///     }
-    ///     # fn dlpack<'py>(&self, _: Python<'py>, _: &DlpackRequest) -> PyResult<Bound<'py, PyCapsule>> { unimplemented!() }
+    ///     # fn dlpack<'py>(&self, _: Python<'py>, _: &DlpackRequest) -> PyResult<Bound<'py, PyCapsule>> { Err(pyo3::exceptions::PyBufferError::new_err("this example exports nothing")) }
     /// }
     ///
     /// # pyo3::Python::initialize();
