@@ -52,7 +52,7 @@ use crate::set::{DataTypeSet, DeviceSet};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a DLPack data type",
     label = "`{Self}` does not implement `DlpackDataType`",
-    note = "on a type of your own, derive it: `#[derive(dlpack_core::DlpackDataType)]` with a `#[dlpack(\"float32\")]`-style annotation on each variant",
+    note = "on a type of your own, derive it: `#[derive(dlpack_core::DlpackDataType)]`, with a `#[dlpack(\"float32\")]`-style annotation on each variant of an enum; a struct over one field that has the trait (`struct DType(Inner)`) needs none",
     note = "for another crate's type, derive it on a mirror of the type with `#[dlpack(remote = \"their_crate::DType\")]` and use the mirror in its place"
 )]
 pub trait DlpackDataType: Sized {
@@ -72,6 +72,11 @@ pub trait DlpackDataType: Sized {
     /// assert!(<DataType as DlpackDataType>::ACCEPTS.contains(DataType::BF16));
     /// ```
     const ACCEPTS: DataTypeSet = DataTypeSet::EMPTY;
+    /// The data types a unit variant of a derived enum imports as: its unit values, which
+    /// `python::add_values` names. `#[pymethods(data_type)]` reads it at compile time to refuse
+    /// a method named like one. Written by the derive; not part of the API.
+    #[doc(hidden)]
+    const __UNIT_VALUES: &'static [DataType] = &[];
 
     /// What `__dlpack_data_type__` returns for this value: an error for a value with no DLPack
     /// equivalent.
@@ -118,7 +123,7 @@ pub trait DlpackDataType: Sized {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a DLPack device",
     label = "`{Self}` does not implement `DlpackDevice`",
-    note = "on a type of your own, derive it: `#[derive(dlpack_core::DlpackDevice)]` with `#[dlpack(cpu)]`, `#[dlpack(cuda)]`, … on each variant",
+    note = "on a type of your own, derive it: `#[derive(dlpack_core::DlpackDevice)]`, with `#[dlpack(cpu)]`, `#[dlpack(cuda)]`, … on each variant of an enum; a struct over one field that has the trait (`struct Device(Inner)`) needs none",
     note = "for another crate's type, derive it on a mirror of the type with `#[dlpack(remote = \"their_crate::Device\")]` and use the mirror in its place"
 )]
 pub trait DlpackDevice: Sized {
@@ -138,6 +143,10 @@ pub trait DlpackDevice: Sized {
     /// assert!(<Device as DlpackDevice>::ACCEPTS.contains(Device::metal(0)));
     /// ```
     const ACCEPTS: DeviceSet = DeviceSet::EMPTY;
+    /// The devices a unit variant of a derived enum imports as (see
+    /// [`DlpackDataType::__UNIT_VALUES`]). Written by the derive; not part of the API.
+    #[doc(hidden)]
+    const __UNIT_VALUES: &'static [Device] = &[];
 
     /// What `__dlpack_device__` returns for this value: an error for a value with no DLPack
     /// equivalent.

@@ -26,6 +26,9 @@ pub(crate) struct Parts {
     /// `const fn to_dlpack_device(&self)` and `const fn unit_from_dlpack_device(device)`,
     /// for enums.
     pub inherent: Option<(TokenStream, TokenStream)>,
+    /// The elements of the trait's hidden `__UNIT_VALUES`, for enums: what each unit variant
+    /// imports as.
+    pub units: Option<TokenStream>,
     /// `const` assertions.
     pub checks: TokenStream,
     /// Whether these are the fallback's bodies, which allow the lints they trip.
@@ -50,6 +53,7 @@ impl Parts {
             import: unreachable,
             from: None,
             inherent: matches!(input.body, Body::Enum(_)).then(|| (none.clone(), none)),
+            units: None,
             checks: TokenStream::new(),
             fallback: true,
         }
@@ -107,6 +111,12 @@ pub(crate) fn build(input: &Input, paths: &Paths, parts: Parts) -> TokenStream {
         }
     });
 
+    let units = parts.units.map(|units| {
+        quote! {
+            #[doc(hidden)]
+            const __UNIT_VALUES: &'static [#value] = &[#units];
+        }
+    });
     let tags = tags(input, paths);
     let inherent = parts.inherent.map(|(to_body, from_body)| {
         let vis = input.vis;
@@ -140,6 +150,7 @@ pub(crate) fn build(input: &Input, paths: &Paths, parts: Parts) -> TokenStream {
             impl #impl_generics #trait_ for #ident #ty_generics #where_clause {
                 const PRODUCES: #set = #produces;
                 const ACCEPTS: #set = #accepts;
+                #units
 
                 #[inline]
                 fn #export(&self) -> ::core::result::Result<#value, #error> {

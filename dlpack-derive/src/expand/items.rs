@@ -228,6 +228,19 @@ impl Gen<'_> {
         })
     }
 
+    /// The elements of `__UNIT_VALUES`: the value each unit variant imports as (the ones
+    /// `unit_from_dlpack_…` builds), which `python::add_values` names on a Python class.
+    pub(super) fn units(&self) -> TokenStream {
+        let values = self.items.iter().filter_map(|item| {
+            let unit_built =
+                item.v.style == Style::Unit && matches!(item.import, Import::Build { .. });
+            let value = value::known(self.paths, &item.export).filter(|_| unit_built)?;
+            let cfgs = cfgs(item.v);
+            Some(quote!(#cfgs #value))
+        });
+        quote!(#(#values,)*)
+    }
+
     /// The bodies of `const fn to_dlpack_…` and `const fn unit_from_dlpack_…`.
     pub(super) fn inherent(&self) -> (TokenStream, TokenStream) {
         let none = quote!(::core::option::Option::None);

@@ -81,6 +81,7 @@ fn expand(input: &Input, model: &Model) -> TokenStream {
         import: g.import(),
         from: g.from(),
         inherent: model.is_enum.then(|| g.inherent()),
+        units: model.is_enum.then(|| g.units()),
         checks: assertions::expand(input, &paths, &model.items),
         fallback: false,
     };

@@ -98,6 +98,7 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
             return quote!(#block #assert);
         }
     };
+    let value_names = value_name_checks(kind, krate, self_ty, written);
     // Spanned on the type, so that a type that derives neither trait is reported there, once:
     // the generated methods need only this impl, which exists even when its supertraits fail.
     let assert = quote_spanned! {self_ty.span()=>
@@ -108,6 +109,8 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
         #block
 
         #assert
+
+        #value_names
 
         #[automatically_derived]
         impl #impl_generics #krate::python::ProtocolClass for #self_ty #where_clause {
@@ -319,4 +322,72 @@ fn tensor_methods(pyo3: &TokenStream, g: &TokenStream) -> Vec<(&'static str, Tok
             },
         ),
     ]
+}
+
+/// A `const` check for each of the author's names that is a canonical DLPack name (`float16`,
+/// `cpu`): it fails the build when a unit value of the class imports as that value, since
+/// [`add_values`] puts the value under that name on the class and in the module, where a
+/// method of that name would stand. The derive lists the unit values (`__UNIT_VALUES`), which
+/// this attribute, on another item, cannot see; a name the check cannot know of (a function
+/// of the module) is refused by `add_values` at import.
+///
+/// [`add_values`]: https://docs.rs/dlpack-core/latest/dlpack_core/python/fn.add_values.html
+fn value_name_checks(
+    kind: ClassKind,
+    krate: &Path,
+    self_ty: &syn::Type,
+    written: &[Written],
+) -> TokenStream {
+    let g = quote!(#krate::python::__generated);
+    let class = quote!(#self_ty).to_string().replace(' ', "");
+    let mut checks = TokenStream::new();
+    for method in written {
+        let name = method.name.as_str();
+        let mut canonical = String::new();
+        let (holds, what) = match kind {
+            ClassKind::DataType => {
+                let Ok(p) = dlpack_grammar::parse_data_type(name) else {
+                    continue;
+                };
+                // A `fmt::Write` into a `String` does not fail.
+                let _ = dlpack_grammar::write_data_type(&mut canonical, p.code, p.bits, p.lanes);
+                let (code, bits, lanes) = (p.code, p.bits, p.lanes);
+                (
+                    quote!(#g::has_unit_data_type(
+                        <#self_ty as #krate::DlpackDataType>::__UNIT_VALUES, #code, #bits, #lanes
+                    )),
+                    "data type",
+                )
+            }
+            ClassKind::Device => {
+                let Ok(p) = dlpack_grammar::parse_device(name) else {
+                    continue;
+                };
+                let _ = dlpack_grammar::write_device(&mut canonical, p.device_type, p.device_id);
+                let (device_type, device_id) = (p.device_type, p.device_id);
+                (
+                    quote!(#g::has_unit_device(
+                        <#self_ty as #krate::DlpackDevice>::__UNIT_VALUES, #device_type, #device_id
+                    )),
+                    "device",
+                )
+            }
+            ClassKind::Tensor => return checks,
+        };
+        // An alias (`half`) or a name with an id (`cuda:1`) is no value's name.
+        if canonical != name {
+            continue;
+        }
+        let message = format!(
+            "the Python name `{name}` belongs to a value: `add_values` puts the value of `{class}` \
+             that imports the DLPack {what} {name} at `{class}.{name}` and in the module; \
+             rename this method, or give it another Python name with `#[pyo3(name = \"…\")]`"
+        );
+        checks.extend(quote_spanned! {method.span=>
+            const _: () = if #holds {
+                ::core::panic!(#message)
+            };
+        });
+    }
+    checks
 }

@@ -28,6 +28,12 @@ impl DType {
     fn is_opaque(&self) -> bool {
         matches!(self, Self::Opaque)
     }
+
+    /// No variant imports bfloat16, so the name is free.
+    #[staticmethod]
+    fn bfloat16() -> Option<Self> {
+        None
+    }
 }
 
 /// A data type struct: no unit values, the rest as for an enum.
@@ -35,8 +41,14 @@ impl DType {
 #[derive(Clone, Copy, DlpackDataType)]
 struct Raw(DataType);
 
+/// A struct has no unit values, so a method may take a DLPack name (`Raw.float32()`).
 #[dlpack_core::python::pymethods(data_type, crate = "dlpack_core")]
-impl Raw {}
+impl Raw {
+    #[staticmethod]
+    fn float32() -> Self {
+        Self(DataType::F32)
+    }
+}
 
 #[pyclass(module = "shapes", frozen)]
 #[derive(Clone, Copy, DlpackDevice)]

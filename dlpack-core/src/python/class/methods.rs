@@ -239,3 +239,34 @@ fn module_prefix(ty: &Bound<'_, PyType>) -> PyResult<String> {
         format!("{module}.")
     })
 }
+
+/// Whether a unit value of the class imports as `(code, bits, lanes)`: the compile-time check
+/// `#[pymethods(data_type)]` writes for each method named like a DLPack data type, so that a
+/// method does not take the name [`add_values`](crate::python::add_values) gives a value.
+#[must_use]
+pub const fn has_unit_data_type(units: &[DataType], code: u8, bits: u8, lanes: u16) -> bool {
+    let mut i = 0;
+    while i < units.len() {
+        let unit = units[i];
+        if unit.code.0 == code && unit.bits == bits && unit.lanes == lanes {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether a unit value of the class imports as `(device_type, device_id)`; see
+/// [`has_unit_data_type`].
+#[must_use]
+pub const fn has_unit_device(units: &[Device], device_type: i32, device_id: i32) -> bool {
+    let mut i = 0;
+    while i < units.len() {
+        let unit = units[i];
+        if unit.device_type.0 == device_type && unit.device_id == device_id {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
