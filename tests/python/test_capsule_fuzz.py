@@ -232,9 +232,16 @@ def release_unconsumed(address, consumed):
         _release(address)
 
 
-# Derandomized: a random run reached a header whose import grew the process past 20 GB (seen
-# twice, not yet reduced to its header); until that is found, CI runs the same 300 examples.
-@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+def lists_of(shape):
+    """How many lists `tolist()` makes for `shape`: the outer one and every one inside it."""
+    lists, level = (1 if shape else 0), 1
+    for d in shape[:-1]:
+        level *= d
+        lists += level
+    return lists
+
+
+@settings(max_examples=300, deadline=None, database=None)
 @given(headers)
 def test_hostile_capsules_are_consumed_safely(h):
     address, strides, result, error, consumed = consume(h)
@@ -248,11 +255,14 @@ def test_hostile_capsules_are_consumed_safely(h):
                 result.tolist()
         elif inside(h, strides):
             elements = math.prod(h["shape"])
-            if elements > 2**40:
-                # Zero strides: valid, but no list of that many Python objects fits.
+            objects = elements + lists_of(h["shape"])
+            if objects > 2**40:
+                # Valid, but no list of that many Python objects fits: zero strides make more
+                # elements than memory, or a zero extent after vast ones makes an empty
+                # tensor of vast nested lists.
                 with pytest.raises(MemoryError, match="cannot make a list"):
                     result.tolist()
-            elif elements <= 10**6:
+            elif objects <= 10**6:
                 values = flatten(result.tolist())
                 assert len(values) == elements
         assert _released.get(address, 0) == 0, "released while the tensor lives"
@@ -274,6 +284,41 @@ def test_more_elements_than_a_list_holds_is_a_memory_error():
     assert result is not None, error
     with pytest.raises(MemoryError, match="cannot make a list of 4611686018427387904 elements"):
         result.tolist()
+    del result
+    release_unconsumed(address, consumed)
+
+
+@pytest.mark.parametrize("shape", [[2**40, 0], [2**31, 2**31, 0], [3, 2**60, 0]])
+def test_an_empty_tensor_of_vast_nested_lists_is_a_memory_error(shape):
+    """No elements, but `tolist()` of shape (2^40, 0) would be 2^40 empty lists: a
+    MemoryError at once, not a process that grows until it is killed (a random header of the
+    property above did that before the lists were counted)."""
+    h = {"legacy": False, "version": (1, 3), "flags": 0, "dtype": (2, 32, 1), "device": (1, 0),
+         "shape": shape, "strides": "compact", "ndim": None, "null_shape": False,
+         "byte_offset": 0, "data": DATA_AT, "name": "own"}
+    address, strides, result, error, consumed = consume(h)
+    assert result is not None, error
+    assert result.size == 0
+    with pytest.raises(MemoryError, match="cannot make a list of 0 elements in"):
+        result.tolist()
+    del result
+    release_unconsumed(address, consumed)
+
+
+@pytest.mark.parametrize("shape, expected", [
+    ([3, 2, 0], [[[], []], [[], []], [[], []]]),
+    ([0, 2**62, 0], []),
+    ([2, 0, 2**61], [[], []]),
+])
+def test_an_empty_tensor_of_few_lists_is_read(shape, expected):
+    """The count is of the lists made, which stop at the first zero extent: (3, 2, 0) is three
+    lists of two empty ones, and (0, 2^62, 0) one empty list."""
+    h = {"legacy": False, "version": (1, 3), "flags": 0, "dtype": (2, 32, 1), "device": (1, 0),
+         "shape": shape, "strides": "compact", "ndim": None, "null_shape": False,
+         "byte_offset": 0, "data": DATA_AT, "name": "own"}
+    address, strides, result, error, consumed = consume(h)
+    assert result is not None, error
+    assert result.tolist() == expected
     del result
     release_unconsumed(address, consumed)
 

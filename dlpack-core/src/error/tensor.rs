@@ -307,6 +307,15 @@ impl fmt::Display for TensorError {
                 if *field == "shape" { 0 } else { i64::MIN },
                 i64::MAX
             ),
+            // An empty tensor has no elements to count, but its other dimensions must still
+            // multiply within `isize` (the strides and lists made from them do).
+            Self::TooManyElements { shape } if shape.contains(&0) => write!(
+                f,
+                "the non-zero dimensions of shape {} multiply to more than {}; an empty \
+                 tensor's other dimensions must multiply within that too",
+                Dims(shape),
+                isize::MAX
+            ),
             Self::TooManyElements { shape } => write!(
                 f,
                 "shape {} has more than {} elements",

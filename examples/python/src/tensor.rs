@@ -424,19 +424,26 @@ impl Tensor {
             return self.cuda_to_host(py, ordinal)?.tolist(py);
         }
         self.require_host("tolist()")?;
-        // Zero strides let a valid tensor have more elements than its memory: a list of them
-        // may not fit, which is a MemoryError, not a panic.
+        // Zero strides let a valid tensor have more elements than its memory, and a zero
+        // extent after large ones makes an empty tensor whose nested list is vast: either may
+        // not fit, which is a MemoryError, not a panic or a process killed for its memory. A
+        // slot reserved for each Python object to be made, element or list, stands for them.
         let count = self.count();
+        let shape = self.shared.layout.shape();
+        let objects = layout::list_count(shape).and_then(|lists| lists.checked_add(count));
         let mut flat = Vec::new();
-        flat.try_reserve_exact(count).map_err(|_| {
-            PyMemoryError::new_err(format!("tolist() cannot make a list of {count} elements"))
-        })?;
+        if objects.is_none_or(|objects| flat.try_reserve_exact(objects).is_err()) {
+            let lists = layout::list_count(shape).map_or("too many".to_owned(), |n| n.to_string());
+            return Err(PyMemoryError::new_err(format!(
+                "tolist() cannot make a list of {count} elements in {lists} nested lists"
+            )));
+        }
         for element in self.elements() {
             // SAFETY: a host element of `self.shared.dtype` inside the tensor's extent (see
             // `elements`), alive while `self` holds the memory.
             flat.push(unsafe { scalar::read(py, self.shared.dtype, element)? });
         }
-        nest(py, self.shared.layout.shape(), &mut flat.into_iter())
+        nest(py, shape, &mut flat.into_iter())
     }
 
     /// Sets every element to `value`: a bool, an int (`__index__`), a float (`__float__`) or a

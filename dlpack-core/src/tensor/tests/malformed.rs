@@ -133,10 +133,17 @@ fn element_count_overflow() {
         TensorError::TooManyElements { .. }
     ));
     // An empty tensor's other dimensions still have to multiply within isize.
-    assert!(matches!(
-        view_error(f32s(&[0, i64::MAX, 2])),
-        TensorError::TooManyElements { .. }
-    ));
+    let err = view_error(f32s(&[0, i64::MAX, 2]));
+    assert!(matches!(err, TensorError::TooManyElements { .. }));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the non-zero dimensions of shape [0, {}, 2] multiply to more than {}; an empty \
+             tensor's other dimensions must multiply within that too",
+            i64::MAX,
+            isize::MAX
+        )
+    );
     let (t, _) = f32s(&[0, i64::MAX]).import();
     assert!(t.unwrap().view().unwrap().is_empty());
 }

@@ -85,6 +85,22 @@ unsafe impl TensorOwner for Exported {
     }
 }
 
+/// How many lists [`nest`] makes for `shape`: the outer one and every list inside it but
+/// the innermost level's elements (`1 + d0 + d0*d1 + …`); `None` when that overflows. A zero
+/// extent after large ones makes a tensor of no elements whose nested list is vast
+/// (`(2**40, 0)` is 2**40 empty lists).
+pub(super) fn list_count(shape: &[i64]) -> Option<usize> {
+    let Some((_, outer)) = shape.split_last() else {
+        return Some(0);
+    };
+    let (mut lists, mut level) = (1usize, 1usize);
+    for &extent in outer {
+        level = level.checked_mul(usize::try_from(extent).ok()?)?;
+        lists = lists.checked_add(level)?;
+    }
+    Some(lists)
+}
+
 /// Nested lists of `shape` from the flat values.
 pub(super) fn nest<'py>(
     py: Python<'py>,
