@@ -123,10 +123,11 @@ pub(crate) fn written_names(item: &ItemImpl) -> syn::Result<Vec<Written>> {
                     names.push(written);
                 }
             }
-            ImplItem::Const(c) => names.push(Written {
-                name: renamed(&c.attrs)?.unwrap_or_else(|| unraw(&c.ident)),
-                span: c.ident.span(),
-            }),
+            ImplItem::Const(c) => {
+                let (name, span) =
+                    renamed(&c.attrs)?.unwrap_or_else(|| (unraw(&c.ident), c.ident.span()));
+                names.push(Written { name, span });
+            }
             _ => {}
         }
     }
@@ -135,7 +136,7 @@ pub(crate) fn written_names(item: &ItemImpl) -> syn::Result<Vec<Written>> {
 
 fn fn_name(f: &ImplItemFn) -> syn::Result<Option<Written>> {
     let ident = &f.sig.ident;
-    let span = ident.span();
+    let mut span = ident.span();
     let mut name = unraw(ident);
     if f.attrs.iter().any(|a| a.path().is_ident("setter")) {
         return Ok(None);
@@ -157,15 +158,16 @@ fn fn_name(f: &ImplItemFn) -> syn::Result<Option<Written>> {
             }
         }
     }
-    if let Some(renamed) = renamed(&f.attrs)? {
-        name = renamed;
+    if let Some((renamed, at)) = renamed(&f.attrs)? {
+        (name, span) = (renamed, at);
     }
     Ok(Some(Written { name, span }))
 }
 
-/// `#[pyo3(name = "…")]`, if written. PyO3 parses the other options (a `signature` is not
-/// syn's `Meta`), so the top level of the list is scanned for `name = "…"` alone.
-fn renamed(attrs: &[Attribute]) -> syn::Result<Option<String>> {
+/// `#[pyo3(name = "…")]`, if written, with where the name is (a mistake in the name is
+/// reported there). PyO3 parses the other options (a `signature` is not syn's `Meta`), so the
+/// top level of the list is scanned for `name = "…"` alone.
+fn renamed(attrs: &[Attribute]) -> syn::Result<Option<(String, Span)>> {
     use proc_macro2::TokenTree;
     let mut name = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("pyo3")) {
@@ -182,7 +184,7 @@ fn renamed(attrs: &[Attribute]) -> syn::Result<Option<String>> {
             {
                 if key == "name" && eq.as_char() == '=' {
                     let lit: LitStr = syn::parse2(TokenTree::Literal(lit.clone()).into())?;
-                    name = Some(lit.value());
+                    name = Some((lit.value(), lit.span()));
                 }
             }
         }
