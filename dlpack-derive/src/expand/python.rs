@@ -383,7 +383,9 @@ fn value_name_checks(
              that imports the DLPack {what} {name} at `{class}.{name}` and in the module; \
              rename this method, or give it another Python name with `#[pyo3(name = \"…\")]`"
         );
+        let cfgs = &method.cfgs;
         checks.extend(quote_spanned! {method.span=>
+            #(#cfgs)*
             const _: () = if #holds {
                 ::core::panic!(#message)
             };

@@ -43,6 +43,8 @@ pub(crate) struct Args {
 pub(crate) struct Written {
     pub(crate) name: String,
     pub(crate) span: Span,
+    /// Its `#[cfg(…)]` attributes: a check of its name holds where it exists.
+    pub(crate) cfgs: Vec<Attribute>,
 }
 
 /// Parses `data_type`, `device` or `tensor`, and an optional `crate = "path"`.
@@ -126,7 +128,8 @@ pub(crate) fn written_names(item: &ItemImpl) -> syn::Result<Vec<Written>> {
             ImplItem::Const(c) => {
                 let (name, span) =
                     renamed(&c.attrs)?.unwrap_or_else(|| (unraw(&c.ident), c.ident.span()));
-                names.push(Written { name, span });
+                let cfgs = cfgs(&c.attrs);
+                names.push(Written { name, span, cfgs });
             }
             _ => {}
         }
@@ -161,7 +164,8 @@ fn fn_name(f: &ImplItemFn) -> syn::Result<Option<Written>> {
     if let Some((renamed, at)) = renamed(&f.attrs)? {
         (name, span) = (renamed, at);
     }
-    Ok(Some(Written { name, span }))
+    let cfgs = cfgs(&f.attrs);
+    Ok(Some(Written { name, span, cfgs }))
 }
 
 /// `#[pyo3(name = "…")]`, if written, with where the name is (a mistake in the name is
@@ -190,6 +194,14 @@ fn renamed(attrs: &[Attribute]) -> syn::Result<Option<(String, Span)>> {
         }
     }
     Ok(name)
+}
+
+fn cfgs(attrs: &[Attribute]) -> Vec<Attribute> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .cloned()
+        .collect()
 }
 
 fn unraw(ident: &syn::Ident) -> String {
