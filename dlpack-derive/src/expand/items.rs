@@ -232,13 +232,18 @@ impl Gen<'_> {
     /// `unit_from_dlpack_…` builds), which `python::add_values` names on a Python class.
     pub(super) fn units(&self) -> TokenStream {
         let values = self.items.iter().filter_map(|item| {
-            let unit_built =
-                item.v.style == Style::Unit && matches!(item.import, Import::Build { .. });
-            let value = value::known(self.paths, &item.export).filter(|_| unit_built)?;
+            let value = self.unit_value(item)?;
             let cfgs = cfgs(item.v);
             Some(quote!(#cfgs #value))
         });
         quote!(#(#values,)*)
+    }
+
+    /// The value a unit variant that import builds exports and imports as; `None` for any
+    /// other item.
+    fn unit_value(&self, item: &Item<'_>) -> Option<TokenStream> {
+        let unit_built = item.v.style == Style::Unit && matches!(item.import, Import::Build { .. });
+        value::known(self.paths, &item.export).filter(|_| unit_built)
     }
 
     /// The bodies of `const fn to_dlpack_…` and `const fn unit_from_dlpack_…`.
@@ -252,10 +257,7 @@ impl Gen<'_> {
         let mut decls = Vec::new();
         let mut arms: Vec<(bool, TokenStream)> = Vec::new();
         for (index, item) in self.items.iter().enumerate() {
-            let unit_built = item.v.style == Style::Unit
-                && matches!(item.import, Import::Build { .. })
-                && value::known(self.paths, &item.export).is_some();
-            if !unit_built {
+            if self.unit_value(item).is_none() {
                 continue;
             }
             let Some(key) = value::key(self.paths, self.input, index, &item.export) else {
