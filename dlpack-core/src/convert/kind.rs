@@ -126,11 +126,13 @@ impl<T: DlpackDevice, S: DlpackDevice> Convert<S, DeviceKind, DeviceKind> for T 
     }
 }
 
-/// A tensor from any tensor, through [`ManagedTensor`](crate::ManagedTensor): the source
-/// exports one, the target takes it.
+/// A tensor from any tensor, as the target reads a borrowed source
+/// ([`FromDlpackTensor::from_dlpack_source`]): by default the source exports a
+/// [`ManagedTensor`](crate::ManagedTensor) and the target takes it; a target that copies reads
+/// the source's view.
 impl<T: FromDlpackTensor, S: ?Sized + ToDlpackTensor> Convert<S, TensorKind, TensorKind> for T {
     #[inline]
     fn convert(src: &S) -> Result<Self, Error> {
-        T::from_dlpack_tensor(src.to_dlpack_tensor()?)
+        T::from_dlpack_source(src)
     }
 }

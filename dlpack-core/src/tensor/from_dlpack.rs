@@ -9,8 +9,8 @@ use crate::device::Device;
 use crate::element::Element;
 use crate::error::Error;
 use crate::error::tensor::TensorError;
-use crate::ffi::DLManagedTensor;
 use crate::ffi::flags::Flags;
+use crate::ffi::{DLManagedTensor, DLPackVersion, DLTensor};
 use crate::tensor::export::allocation;
 use crate::tensor::export::describe::{Describe, Shaped};
 use crate::tensor::export::owned::ManagedTensor;
@@ -67,6 +67,106 @@ pub trait ToDlpackTensor {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error>;
+
+    /// Calls `read` with a validated view of this tensor's elements: the source's own memory
+    /// where it can lend it for the call, else a [`to_dlpack_tensor`](Self::to_dlpack_tensor)
+    /// export (the default). A target that copies the elements anyway (a `Vec`, a candle
+    /// tensor) reads through it, so that a borrowed source is copied once, not first into an
+    /// export and then again.
+    ///
+    /// The view lives for the call only. Sources that lend their own memory: `[T]`, `Vec<T>`,
+    /// `Box<[T]>`, `Arc<[T]>`, `ManagedTensor`, views, `ndarray` arrays, and a candle tensor
+    /// (under candle's lock, so nothing writes it meanwhile; `read` must not write that
+    /// tensor, or it waits for itself).
+    ///
+    /// ```
+    /// use dlpack_core::tensor::ToDlpackTensor;
+    ///
+    /// let data = vec![1_u16, 2, 3];
+    /// let mut sum = 0;
+    /// data.with_tensor_view(&mut |view| {
+    ///     assert_eq!(view.data_ptr(), data.as_ptr().cast()); // lent, not copied
+    ///     sum = view.as_slice::<u16>()?.iter().sum();
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(sum, 6);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let tensor = self.to_dlpack_tensor()?;
+        read(&tensor.view()?)
+    }
+}
+
+/// [`ToDlpackTensor::with_tensor_view`] with a result: `read`'s value, or the first error.
+pub(crate) fn read_view<S, R>(
+    source: &S,
+    read: impl FnOnce(&TensorView<'_>) -> Result<R, Error>,
+) -> Result<R, Error>
+where
+    S: ?Sized + ToDlpackTensor,
+{
+    let mut read = Some(read);
+    let mut value = None;
+    source.with_tensor_view(&mut |view| {
+        // A source calls `read` once; a second call finds nothing left to run.
+        if let Some(read) = read.take() {
+            value = Some(read(view)?);
+        }
+        Ok(())
+    })?;
+    value.ok_or_else(|| Error::msg("a `ToDlpackTensor` source lent no view to read"))
+}
+
+/// Lends `read` a view of host memory: `data`, with `shape` and `strides` in elements of
+/// `dtype`, flagged `READ_ONLY` (the view is borrowed, and only read).
+///
+/// # Safety
+///
+/// For the call, every element the shape and strides reach from `data` (plus `byte_offset`)
+/// is readable, initialised host memory that nothing writes.
+pub(crate) unsafe fn lend_host(
+    data: *const core::ffi::c_void,
+    dtype: DataType,
+    shape: &[i64],
+    strides: &[i64],
+    byte_offset: u64,
+    read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    debug_assert_eq!(shape.len(), strides.len());
+    let ndim = i32::try_from(shape.len()).map_err(|_| TensorError::Ndim {
+        ndim: shape.len() as i64,
+    })?;
+    let raw = DLTensor {
+        data: data.cast_mut(),
+        device: Device::CPU,
+        ndim,
+        dtype,
+        // Only read: a view never writes its shape or strides.
+        shape: shape.as_ptr().cast_mut(),
+        strides: strides.as_ptr().cast_mut(),
+        byte_offset,
+    };
+    // SAFETY: `raw`'s shape and strides are the caller's slices, alive and unchanged for the
+    // call; the caller promises the elements are readable and unwritten for it too.
+    let view =
+        unsafe { TensorView::from_dl_tensor(&raw, Flags::READ_ONLY, DLPackVersion::CURRENT)? };
+    read(&view)
+}
+
+/// Lends `read` a compact one-dimensional view of `data`.
+fn lend_slice<T: Element>(
+    data: &[T],
+    read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    // A slice holds at most isize::MAX bytes, so its length fits i64.
+    let shape = [data.len() as i64];
+    // SAFETY: a shared borrow of `data` for the call: readable, initialised, and unwritten
+    // (`T: Element` is `Copy`, so it holds no interior mutability).
+    unsafe { lend_host(data.as_ptr().cast(), T::DATA_TYPE, &shape, &[1], 0, read) }
 }
 
 /// A tensor target for [`from_dlpack`](crate::from_dlpack): a type that can be built from an
@@ -114,6 +214,42 @@ pub trait FromDlpackTensor: Sized {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error>;
+
+    /// Builds the value from a borrowed `source`: what [`from_dlpack`](crate::from_dlpack)
+    /// calls. The default takes the tensor the source exports
+    /// ([`to_dlpack_tensor`](ToDlpackTensor::to_dlpack_tensor), shared or copied as the source
+    /// decides) and passes it to [`from_dlpack_tensor`](Self::from_dlpack_tensor). A target
+    /// that copies the elements anyway overrides it to read
+    /// [`with_tensor_view`](ToDlpackTensor::with_tensor_view) instead, so that it copies once.
+    ///
+    /// ```
+    /// use dlpack_core::{Error, ManagedTensor, tensor::{FromDlpackTensor, ToDlpackTensor}};
+    ///
+    /// /// A framework's vector, which always owns a copy.
+    /// struct Column(Vec<f32>);
+    ///
+    /// impl FromDlpackTensor for Column {
+    ///     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
+    ///         Ok(Column(tensor.view()?.to_vec()?))
+    ///     }
+    ///     fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
+    ///         let mut column = None;
+    ///         source.with_tensor_view(&mut |view| {
+    ///             column = Some(Column(view.to_vec()?)); // the one copy
+    ///             Ok(())
+    ///         })?;
+    ///         column.ok_or_else(|| Error::msg("no view was lent"))
+    ///     }
+    /// }
+    ///
+    /// let tensor = ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?;
+    /// let column: Column = dlpack_core::from_dlpack(&tensor)?;
+    /// assert_eq!(column.0, [1.0, 2.0]);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
+        Self::from_dlpack_tensor(source.to_dlpack_tensor()?)
+    }
 }
 
 /// Bytes with the alignment every element type needs (and SIMD code likes).
@@ -190,6 +326,14 @@ impl<T: Element> ToDlpackTensor for [T] {
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         copy_slice(self)
     }
+
+    /// Lends the slice itself.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        lend_slice(self, read)
+    }
 }
 
 impl<T: Element> ToDlpackTensor for Vec<T> {
@@ -207,6 +351,14 @@ impl<T: Element> ToDlpackTensor for Vec<T> {
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         copy_slice(self)
     }
+
+    /// Lends the slice itself.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        lend_slice(self, read)
+    }
 }
 
 impl<T: Element> ToDlpackTensor for Box<[T]> {
@@ -223,6 +375,14 @@ impl<T: Element> ToDlpackTensor for Box<[T]> {
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         copy_slice(self)
+    }
+
+    /// Lends the slice itself.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        lend_slice(self, read)
     }
 }
 
@@ -242,6 +402,14 @@ impl<T: Element> ToDlpackTensor for Arc<[T]> {
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         ManagedTensor::from_arc(Arc::clone(self), &[self.len()])
+    }
+
+    /// Lends the shared slice itself.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        lend_slice(self, read)
     }
 }
 
@@ -264,6 +432,14 @@ impl<M: Abi> ToDlpackTensor for ManagedTensor<M> {
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         Ok(compact_copy(&*self.view()?)?)
+    }
+
+    /// Lends its own view: no copy.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        read(&self.view()?)
     }
 }
 
@@ -292,6 +468,14 @@ impl ToDlpackTensor for TensorView<'_> {
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         Ok(compact_copy(self)?)
     }
+
+    /// Lends its own view: no copy.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        read(self)
+    }
 }
 
 impl ToDlpackTensor for TensorViewMut<'_> {
@@ -310,6 +494,14 @@ impl ToDlpackTensor for TensorViewMut<'_> {
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         Ok(compact_copy(&self.view())?)
+    }
+
+    /// Lends its own view: no copy.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        read(&self.view())
     }
 }
 
@@ -361,6 +553,11 @@ impl<T: Element> FromDlpackTensor for Vec<T> {
     /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
         tensor.view()?.to_vec()
+    }
+
+    /// Copies the source's elements once, from the view it lends.
+    fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
+        read_view(source, |view| view.to_vec())
     }
 }
 

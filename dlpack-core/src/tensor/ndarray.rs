@@ -23,8 +23,8 @@
 //! ```
 
 use ndarray::{
-    ArcArray, Array, ArrayD, ArrayView, ArrayViewD, ArrayViewMutD, Axis, Dimension, IxDyn,
-    ShapeBuilder,
+    ArcArray, Array, ArrayBase, ArrayD, ArrayView, ArrayViewD, ArrayViewMutD, Axis, Data,
+    Dimension, IxDyn, ShapeBuilder,
 };
 
 use crate::element::Element;
@@ -33,7 +33,7 @@ use crate::error::tensor::TensorError;
 use crate::ffi::flags::Flags;
 use crate::tensor::export::owned::ManagedTensor;
 use crate::tensor::export::{owner::TensorOwner, parts::TensorParts};
-use crate::tensor::from_dlpack::{FromDlpackTensor, ToDlpackTensor};
+use crate::tensor::from_dlpack::{FromDlpackTensor, ToDlpackTensor, lend_host, read_view};
 use crate::tensor::import::host::{Walk, check_align, check_bools, check_nested};
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::view::TensorView;
@@ -273,6 +273,14 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for Array<A, D> {
             Flags::IS_COPIED,
         )?)
     }
+
+    /// Lends the array's own elements, with its strides.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        lend_array(self, read)
+    }
 }
 
 impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArrayView<'_, A, D> {
@@ -293,6 +301,14 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArrayView<'_, A, D> 
             Flags::IS_COPIED,
         )?)
     }
+
+    /// Lends the array's own elements, with its strides.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        lend_array(self, read)
+    }
 }
 
 impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArcArray<A, D> {
@@ -311,6 +327,14 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArcArray<A, D> {
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
         ManagedTensor::from_owner(self.clone())
     }
+
+    /// Lends the array's own elements, with its strides.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        lend_array(self, read)
+    }
 }
 
 impl<T: Element> FromDlpackTensor for ArrayD<T> {
@@ -328,5 +352,43 @@ impl<T: Element> FromDlpackTensor for ArrayD<T> {
     /// ```
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
         Ok(tensor.view()?.as_array::<T>()?.to_owned())
+    }
+
+    /// Copies the source's elements once, from the view it lends.
+    fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
+        read_view(source, |view| Ok(view.as_array::<T>()?.to_owned()))
+    }
+}
+
+/// Lends `read` a view of `array`'s elements where they lie, with its strides.
+fn lend_array<S, A, D>(
+    array: &ArrayBase<S, D>,
+    read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+) -> Result<(), Error>
+where
+    S: Data<Elem = A>,
+    A: Element,
+    D: Dimension,
+{
+    // An array's extent fits isize, so its dimensions and strides fit i64.
+    let shape: Vec<i64> = array.shape().iter().map(|&dim| dim as i64).collect();
+    let strides: Vec<i64> = array
+        .strides()
+        .iter()
+        .map(|&stride| stride as i64)
+        .collect();
+    // SAFETY: a shared borrow of the array for the call: its elements, reached from `as_ptr`
+    // by its shape and strides, are initialised and unwritten meanwhile (`A: Element` is `Copy`,
+    // so it holds no interior mutability, and an `ArcArray` clone elsewhere copies before it
+    // writes while this one is shared).
+    unsafe {
+        lend_host(
+            array.as_ptr().cast(),
+            A::DATA_TYPE,
+            &shape,
+            &strides,
+            0,
+            read,
+        )
     }
 }
