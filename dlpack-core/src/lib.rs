@@ -109,8 +109,8 @@
 //! - `pyo3`: the Python protocol (module `python`): `__dlpack__` and `from_dlpack` for tensors,
 //!   `__dlpack_data_type__` and `__dlpack_device__` for your own dtype and device types.
 //! - `candle`: `bridges::candle`: `candle_core::{DType, Device, DeviceLocation}` as DLPack values,
-//!   `candle_core::Tensor` exported without a copy and imported by one (candle-core 0.11 needs
-//!   Rust 1.94, though it declares 1.80).
+//!   `candle_core::Tensor` exported as a copy (or, `unsafe`, shared) and imported by one
+//!   (candle-core 0.11 needs Rust 1.94, though it declares 1.80).
 //! - `safetensors`: `bridges::safetensors`: a `.safetensors` file's tensors as read-only DLPack
 //!   tensors over a buffer you own, and `safetensors::Dtype` as a DLPack value.
 #![cfg_attr(docsrs, feature(doc_cfg))]

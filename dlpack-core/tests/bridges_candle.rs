@@ -1,12 +1,14 @@
 //! The candle bridge against candle itself: every dtype both ways, candle's layouts (strided,
-//! narrowed, transposed, broadcast) exported and read back, foreign layouts (negative and zero
-//! strides, padded sub-byte elements) imported, the in-place-write policy, and the refusals
-//! with their messages.
+//! narrowed, transposed, broadcast) exported (copied, and shared through `share`) and read
+//! back, foreign layouts (negative and zero strides, padded sub-byte elements) imported, and
+//! the refusals with their messages. What candle's in-place writes can and cannot reach is in
+//! `bridges_candle_soundness.rs`.
 #![cfg(feature = "candle")]
 
 use candle_core::{
     CpuStorage, DType, Device as CandleDevice, DeviceLocation, IndexOp, Storage, Tensor, Var,
 };
+use dlpack_core::bridges::candle::share;
 use dlpack_core::tensor::{Flags, TensorOwner, TensorParts, ToDlpackTensor};
 use dlpack_core::{
     DataType, Device, DlpackDataType, DlpackDevice, ManagedTensor, assert_convertible, from_dlpack,
@@ -59,6 +61,30 @@ fn storage_bytes(t: &Tensor) -> Vec<u8> {
         | CpuStorage::F6E3M2(v)
         | CpuStorage::F4(v)
         | CpuStorage::F8E8M0(v) => v.clone(),
+    }
+}
+
+/// Where candle keeps the first element of `t`'s storage.
+fn candle_first(t: &Tensor) -> *const core::ffi::c_void {
+    let (storage, _) = t.storage_and_layout();
+    let Storage::Cpu(cpu) = &*storage else {
+        panic!("not a CPU tensor")
+    };
+    match cpu {
+        CpuStorage::U8(v)
+        | CpuStorage::F4(v)
+        | CpuStorage::F6E2M3(v)
+        | CpuStorage::F6E3M2(v)
+        | CpuStorage::F8E8M0(v) => v.as_ptr().cast(),
+        CpuStorage::U32(v) => v.as_ptr().cast(),
+        CpuStorage::I16(v) => v.as_ptr().cast(),
+        CpuStorage::I32(v) => v.as_ptr().cast(),
+        CpuStorage::I64(v) => v.as_ptr().cast(),
+        CpuStorage::BF16(v) => v.as_ptr().cast(),
+        CpuStorage::F16(v) => v.as_ptr().cast(),
+        CpuStorage::F32(v) => v.as_ptr().cast(),
+        CpuStorage::F64(v) => v.as_ptr().cast(),
+        CpuStorage::F8E4M3(v) => v.as_ptr().cast(),
     }
 }
 
@@ -166,10 +192,32 @@ fn devices_candle_cannot_be_made_from_are_refused() {
 }
 
 #[test]
-fn every_dtype_exports_zero_copy_and_read_only() {
+fn every_dtype_exports_as_a_compact_copy_of_its_own() {
     for (dtype, data_type) in EVERY_DTYPE {
         let t = sample(dtype);
         let exported = t.to_dlpack_tensor().unwrap();
+        assert_eq!(exported.flags(), Flags::IS_COPIED, "{dtype:?}");
+        let view = exported.view().unwrap();
+        assert_eq!((view.dtype(), view.device()), (data_type, Device::CPU));
+        let shape: Vec<i64> = t.dims().iter().map(|&d| d as i64).collect();
+        assert_eq!(view.shape(), shape);
+        assert!(view.is_contiguous());
+        // candle's bytes, in memory of the export's own.
+        assert_eq!(view.as_bytes().unwrap(), storage_bytes(&t), "{dtype:?}");
+        assert_ne!(view.data_ptr(), candle_first(&t), "{dtype:?}");
+        assert_eq!(view.is_packed(), data_type.bits < 8);
+        // The consumer owns the copy alone: it may write it.
+        let mut exported = exported;
+        assert!(exported.view_mut().is_ok(), "{dtype:?}");
+    }
+}
+
+#[test]
+fn every_dtype_is_shared_zero_copy_and_read_only_on_request() {
+    for (dtype, data_type) in EVERY_DTYPE {
+        let t = sample(dtype);
+        // SAFETY: nothing writes `t` in place in this test.
+        let exported = unsafe { share(&t) }.unwrap();
         assert_eq!(exported.flags(), Flags::READ_ONLY, "{dtype:?}");
         let view = exported.view().unwrap();
         assert_eq!(view.dtype(), data_type);
@@ -178,29 +226,9 @@ fn every_dtype_exports_zero_copy_and_read_only() {
         assert_eq!(view.shape(), shape);
         // candle's own bytes, where candle keeps them.
         assert_eq!(view.as_bytes().unwrap(), storage_bytes(&t), "{dtype:?}");
-        let (storage, _) = t.storage_and_layout();
-        let Storage::Cpu(cpu) = &*storage else {
-            unreachable!()
-        };
-        let first = match cpu {
-            CpuStorage::U8(v)
-            | CpuStorage::F4(v)
-            | CpuStorage::F6E2M3(v)
-            | CpuStorage::F6E3M2(v)
-            | CpuStorage::F8E8M0(v) => v.as_ptr().cast(),
-            CpuStorage::U32(v) => v.as_ptr().cast(),
-            CpuStorage::I16(v) => v.as_ptr().cast(),
-            CpuStorage::I32(v) => v.as_ptr().cast(),
-            CpuStorage::I64(v) => v.as_ptr().cast(),
-            CpuStorage::BF16(v) => v.as_ptr().cast(),
-            CpuStorage::F16(v) => v.as_ptr().cast(),
-            CpuStorage::F32(v) => v.as_ptr().cast(),
-            CpuStorage::F64(v) => v.as_ptr().cast(),
-            CpuStorage::F8E4M3(v) => v.as_ptr().cast::<core::ffi::c_void>(),
-        };
         assert_eq!(
             view.data_ptr(),
-            first,
+            candle_first(&t),
             "{dtype:?}: the export is candle's memory"
         );
         // Sub-byte dtypes are packed, as candle stores them.
@@ -253,14 +281,18 @@ fn every_dtype_round_trips_through_dlpack() {
     }
 }
 
-/// A candle view exported as it is, checked against candle's own reading of the same view.
+/// A candle view shared as it is, and copied compact, each checked against candle's own
+/// reading of the same view.
 fn check_view(view: &Tensor, strides: &[i64], byte_offset: u64) {
-    let exported = view.to_dlpack_tensor().unwrap();
+    // SAFETY: nothing writes these tensors in place in the tests.
+    let exported = unsafe { share(view) }.unwrap();
     let dl = exported.view().unwrap();
     assert_eq!(dl.strides(), strides);
     assert_eq!(dl.byte_offset(), byte_offset);
     let expected = view.flatten_all().unwrap().to_vec1::<f32>().unwrap();
     assert_eq!(dl.to_vec::<f32>().unwrap(), expected);
+    let copied = view.to_dlpack_tensor().unwrap();
+    assert_eq!(copied.view().unwrap().as_slice::<f32>().unwrap(), expected);
     // And back into candle, compact.
     let back: Tensor = from_dlpack(&exported).unwrap();
     assert!(back.is_contiguous());
@@ -309,11 +341,11 @@ fn candle_layouts_are_exported_as_they_are() {
 }
 
 #[test]
-fn a_variable_is_exported_as_a_snapshot() {
+fn a_variable_is_exported_as_a_copy_like_any_tensor() {
     let cpu = CandleDevice::Cpu;
     let var = Var::new(&[[1_f32, 2.], [3., 4.]], &cpu).unwrap();
     let snapshot = var.as_tensor().to_dlpack_tensor().unwrap();
-    assert_eq!(snapshot.flags(), Flags::IS_COPIED | Flags::READ_ONLY);
+    assert_eq!(snapshot.flags(), Flags::IS_COPIED);
     var.set(&Tensor::new(&[[5_f32, 6.], [7., 8.]], &cpu).unwrap())
         .unwrap();
     assert_eq!(
@@ -327,47 +359,10 @@ fn a_variable_is_exported_as_a_snapshot() {
 }
 
 #[test]
-fn in_place_writes_to_shared_storage_are_seen_by_the_consumer() {
-    // The documented policy: a view of a variable is not a variable, so it is shared, and
-    // `Var::set` shows through its export.
-    let cpu = CandleDevice::Cpu;
-    let var = Var::new(&[1_f32, 2., 3., 4.], &cpu).unwrap();
-    let tail = var.narrow(0, 2, 2).unwrap();
-    assert!(!tail.is_variable());
-    let shared = tail.to_dlpack_tensor().unwrap();
-    assert_eq!(shared.flags(), Flags::READ_ONLY);
-    assert_eq!(shared.view().unwrap().to_vec::<f32>().unwrap(), [3., 4.]);
-    var.set(&Tensor::new(&[5_f32, 6., 7., 8.], &cpu).unwrap())
-        .unwrap();
-    assert_eq!(shared.view().unwrap().to_vec::<f32>().unwrap(), [7., 8.]);
-
-    // `slice_set` on a plain tensor (a KV cache's write) likewise.
-    let cache = Tensor::zeros((2, 3), DType::F32, &cpu).unwrap();
-    let exported = cache.to_dlpack_tensor().unwrap();
-    cache
-        .slice_set(&Tensor::ones((1, 3), DType::F32, &cpu).unwrap(), 0, 1)
-        .unwrap();
-    assert_eq!(
-        exported.view().unwrap().to_vec::<f32>().unwrap(),
-        [0., 0., 0., 1., 1., 1.]
-    );
-
-    // A copy owns its storage alone, and is the way out.
-    let copy = cache.copy().unwrap();
-    let isolated = copy.to_dlpack_tensor().unwrap();
-    cache
-        .slice_set(&Tensor::zeros((1, 3), DType::F32, &cpu).unwrap(), 0, 1)
-        .unwrap();
-    assert_eq!(
-        isolated.view().unwrap().to_vec::<f32>().unwrap(),
-        [0., 0., 0., 1., 1., 1.]
-    );
-}
-
-#[test]
-fn the_export_keeps_the_storage_alive_on_any_thread() {
+fn a_shared_export_keeps_the_storage_alive_on_any_thread() {
     let t = Tensor::arange(0_i64, 4, &CandleDevice::Cpu).unwrap();
-    let exported = t.to_dlpack_tensor().unwrap();
+    // SAFETY: nothing writes `t` in place: it is dropped below.
+    let exported = unsafe { share(&t) }.unwrap();
     drop(t);
     let values = std::thread::spawn(move || exported.view().unwrap().to_vec::<i64>().unwrap())
         .join()
@@ -378,14 +373,18 @@ fn the_export_keeps_the_storage_alive_on_any_thread() {
 #[test]
 fn sub_byte_views_export_only_on_byte_boundaries() {
     let cpu = CandleDevice::Cpu;
+    // SAFETY: nothing writes these tensors in place.
+    let share = |t: &Tensor| unsafe { share(t) };
     // Eight F4 values in four bytes, packed.
     let t = Tensor::from_raw_buffer(&[0x10, 0x32, 0x54, 0x76], DType::F4, &[8], &cpu).unwrap();
-    let tail = t.narrow(0, 4, 4).unwrap().to_dlpack_tensor().unwrap();
+    let tail = share(&t.narrow(0, 4, 4).unwrap()).unwrap();
     let view = tail.view().unwrap();
     assert_eq!(
         (view.byte_offset(), view.as_bytes().unwrap()),
         (2, &[0x54, 0x76][..])
     );
+    let copied = t.narrow(0, 4, 4).unwrap().to_dlpack_tensor().unwrap();
+    assert_eq!(copied.view().unwrap().as_bytes().unwrap(), [0x54, 0x76]);
     let err = t.narrow(0, 1, 4).unwrap().to_dlpack_tensor().unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -401,10 +400,17 @@ fn sub_byte_views_export_only_on_byte_boundaries() {
     );
     // Four F6 values in three bytes: the second group of four starts at byte 3.
     let six = Tensor::from_raw_buffer(&[1, 2, 3, 4, 5, 6], DType::F6E2M3, &[8], &cpu).unwrap();
-    let tail = six.narrow(0, 4, 4).unwrap().to_dlpack_tensor().unwrap();
+    let tail = share(&six.narrow(0, 4, 4).unwrap()).unwrap();
     assert_eq!(tail.view().unwrap().as_bytes().unwrap(), [4, 5, 6]);
     // A storage shorter than its packed size is refused, not read past.
     let short = Tensor::from_raw_buffer(&[1, 2], DType::F6E3M2, &[4], &cpu).unwrap();
+    let err = share(&short).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("it needs 3 packed bytes, and its storage has 2"),
+        "{err}"
+    );
+    // The copy refuses what sharing refuses: it reads the same description.
     let err = short.to_dlpack_tensor().unwrap_err();
     assert!(
         err.to_string()

@@ -1,12 +1,13 @@
 //! A candle tensor handed to Python in one call (`dlpack_core::python::to_python`) and read by
 //! NumPy's `from_dlpack` (and PyTorch's where installed): values, dtypes, candle's strided,
-//! transposed, narrowed and broadcast layouts, the read-only flag, and the capsule each kind of
-//! consumer gets. NumPy is looked for where the embedded interpreter finds it, then in the venv
+//! transposed, narrowed and broadcast layouts, copied by default and shared read-only through
+//! `bridges::candle::Shared`, and the capsule each kind of consumer gets. NumPy is looked for where the embedded interpreter finds it, then in the venv
 //! of `DLPACK_VENV` or the repository's `.venv` (what `scripts/python-tests.sh` makes); the
 //! tests that need it print why they skip when it is in neither.
 #![cfg(all(feature = "candle", feature = "pyo3"))]
 
 use candle_core::{DType, Device as CandleDevice, IndexOp, Tensor, Var};
+use dlpack_core::bridges::candle::Shared;
 use dlpack_core::python::{LEGACY, VERSIONED, capsule_tensor, to_python};
 use dlpack_core::tensor::Flags;
 use pyo3::exceptions::{PyBufferError, PyValueError};
@@ -65,6 +66,13 @@ fn to_list<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     array.call_method0("tolist")
 }
 
+/// `t`, shared by its exports. SAFETY (of the callers): the tests never write a tensor they
+/// share in place.
+fn shared(t: &Tensor) -> Shared {
+    // SAFETY: see above.
+    unsafe { Shared::new(t.clone()) }
+}
+
 fn matrix() -> Tensor {
     Tensor::arange(0_f32, 12.0, &CandleDevice::Cpu)
         .unwrap()
@@ -73,9 +81,9 @@ fn matrix() -> Tensor {
 }
 
 #[test]
-fn numpy_reads_a_candle_tensor_without_a_copy_and_read_only() {
+fn numpy_reads_a_copy_of_a_candle_tensor_that_is_its_own() {
     with_python(|py| {
-        let Some(numpy) = import(py, "numpy", "numpy_reads_a_candle_tensor") else {
+        let Some(numpy) = import(py, "numpy", "numpy_reads_a_copy_of_a_candle_tensor") else {
             return Ok(());
         };
         let t = matrix();
@@ -85,6 +93,33 @@ fn numpy_reads_a_candle_tensor_without_a_copy_and_read_only() {
             t.to_vec2::<f32>().unwrap()
         );
         assert_eq!(array.getattr("dtype")?.str()?.to_str()?, "float32");
+        // The copy is NumPy's alone: writable, and writes reach neither way.
+        let flags = array.getattr("flags")?;
+        assert!(flags.getattr("writeable")?.extract::<bool>()?);
+        py.run(
+            c"array[0, 0] = 100.0",
+            None,
+            Some(&[("array", &array)].into_py_dict(py)?),
+        )?;
+        assert_eq!(t.to_vec2::<f32>().unwrap()[0][0], 0.0);
+        t.zero_set().unwrap();
+        assert_eq!(to_list(&array)?.extract::<Vec<Vec<f32>>>()?[1][1], 5.0);
+        Ok(())
+    });
+}
+
+#[test]
+fn numpy_reads_a_shared_candle_tensor_without_a_copy_and_read_only() {
+    with_python(|py| {
+        let Some(numpy) = import(py, "numpy", "numpy_reads_a_shared_candle_tensor") else {
+            return Ok(());
+        };
+        let t = matrix();
+        let array = numpy_from(&numpy, to_python(py, &shared(&t))?.as_any())?;
+        assert_eq!(
+            to_list(&array)?.extract::<Vec<Vec<f32>>>()?,
+            t.to_vec2::<f32>().unwrap()
+        );
         // NumPy honours READ_ONLY: candle's storage is shared by every tensor made from it.
         let flags = array.getattr("flags")?;
         assert!(!flags.getattr("writeable")?.extract::<bool>()?);
@@ -95,9 +130,14 @@ fn numpy_reads_a_candle_tensor_without_a_copy_and_read_only() {
         );
         assert!(write.unwrap_err().is_instance_of::<PyValueError>(py));
         // The same memory as candle's storage: the first element's address.
-        let exported = dlpack_core::tensor::ToDlpackTensor::to_dlpack_tensor(&t).unwrap();
+        let mut first = 0;
+        dlpack_core::tensor::ToDlpackTensor::with_tensor_view(&t, &mut |view| {
+            first = view.data_ptr() as usize;
+            Ok(())
+        })
+        .unwrap();
         let address: usize = array.getattr("ctypes")?.getattr("data")?.extract()?;
-        assert_eq!(address, exported.view().unwrap().data_ptr() as usize);
+        assert_eq!(address, first);
         Ok(())
     });
 }
@@ -127,7 +167,14 @@ fn numpy_reads_transposed_narrowed_and_broadcast_layouts() {
         ];
         for (name, view, strides) in cases {
             assert!(!view.is_contiguous() || name == "a column", "{name}");
-            let array = numpy_from(&numpy, to_python(py, &view)?.as_any())?;
+            // Copied by default: compact, the same values.
+            let copy = numpy_from(&numpy, to_python(py, &view)?.as_any())?;
+            assert_eq!(
+                to_list(&copy)?.extract::<Vec<Vec<f32>>>()?,
+                view.to_vec2::<f32>().unwrap(),
+                "{name}"
+            );
+            let array = numpy_from(&numpy, to_python(py, &shared(&view))?.as_any())?;
             assert_eq!(
                 to_list(&array)?.extract::<Vec<Vec<f32>>>()?,
                 view.to_vec2::<f32>().unwrap(),
@@ -240,7 +287,7 @@ fn dlpack<'py>(
 fn each_consumer_gets_the_capsule_it_asks_for() {
     with_python(|py| {
         let t = matrix().narrow(0, 1, 2).unwrap();
-        let object = to_python(py, &t)?.into_any();
+        let object = to_python(py, &shared(&t))?.into_any();
         let version = (1, 3).into_pyobject(py)?.into_any();
         assert_eq!(
             object
@@ -300,7 +347,7 @@ fn each_consumer_gets_the_capsule_it_asks_for() {
 }
 
 #[test]
-fn a_variable_reaches_python_as_the_snapshot_to_python_took() {
+fn a_variable_reaches_python_as_the_copy_each_export_takes() {
     with_python(|py| {
         let var = Var::new(&[0.5_f32, 1.5], &CandleDevice::Cpu).unwrap();
         let object = to_python(py, var.as_tensor())?.into_any();
@@ -308,9 +355,9 @@ fn a_variable_reaches_python_as_the_snapshot_to_python_took() {
             .unwrap();
         let version = (1, 0).into_pyobject(py)?.into_any();
         let first = capsule_tensor(&dlpack(&object, &[("max_version", version.clone())])?)?;
-        assert_eq!(first.flags(), Flags::IS_COPIED | Flags::READ_ONLY);
+        assert_eq!(first.flags(), Flags::IS_COPIED);
         assert_eq!(first.view().unwrap().as_slice::<f32>().unwrap(), [0.5, 1.5]);
-        // A later consumer gets a snapshot of its own, taken when it asks.
+        // A later consumer gets a copy of its own, taken when it asks.
         let later = capsule_tensor(&dlpack(&object, &[("max_version", version)])?)?;
         assert_eq!(later.view().unwrap().as_slice::<f32>().unwrap(), [9.0, 9.0]);
         Ok(())
@@ -326,6 +373,21 @@ fn a_tensor_candle_cannot_export_is_refused_by_to_python() {
         let err = to_python(py, &t.t().unwrap()).unwrap_err();
         assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
         assert!(err.to_string().contains("cannot be exported"), "{err}");
+        Ok(())
+    });
+}
+
+#[test]
+fn a_refusal_that_reaches_python_names_candles_type_by_its_path() {
+    with_python(|py| {
+        let err = dlpack_core::from_dlpack::<DType>(&dlpack_core::DataType::BOOL).unwrap_err();
+        let err = PyErr::from(err);
+        assert!(err.is_instance_of::<PyValueError>(py), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("ValueError: candle_core.DType has no DLPack data type for bool"),
+            "{err}"
+        );
         Ok(())
     });
 }

@@ -3,18 +3,21 @@
 //!
 //! ```
 //! use candle_core::{DType, Device, Tensor};
-//! use dlpack_core::{DataType, ManagedTensor, from_dlpack, tensor::{Flags, ToDlpackTensor}};
+//! use dlpack_core::{DataType, ManagedTensor, bridges::candle, from_dlpack, tensor::{Flags, ToDlpackTensor}};
 //!
 //! let t = Tensor::arange(0_u32, 6, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
 //!
-//! // Export: no copy, read-only, candle's strides as they are.
+//! // Export: a compact copy, made under candle's lock; the consumer owns it alone.
 //! let exported = t.t().unwrap().to_dlpack_tensor()?;
-//! let view = exported.view()?;
-//! assert_eq!((view.shape(), view.strides()), (&[3, 2][..], &[1, 3][..]));
-//! assert_eq!(exported.flags(), Flags::READ_ONLY);
-//! assert_eq!(view.to_vec::<u32>()?, [0, 3, 1, 4, 2, 5]);
+//! assert_eq!(exported.flags(), Flags::IS_COPIED);
+//! assert_eq!(exported.view()?.as_slice::<u32>()?, [0, 3, 1, 4, 2, 5]);
 //!
-//! // Import: a copy into a new candle tensor, from any DLPack tensor.
+//! // Or no copy at all, read-only, when you promise that nothing writes `t` meanwhile.
+//! // SAFETY: `t`'s storage is not written in place while `shared` lives.
+//! let shared = unsafe { candle::share(&t)? };
+//! assert_eq!(shared.flags(), Flags::READ_ONLY);
+//!
+//! // Import: one copy into a new candle tensor, from any DLPack tensor.
 //! let other = ManagedTensor::from_vec(vec![1.5_f32, 2.5], &[2])?;
 //! let back: Tensor = from_dlpack(&other)?;
 //! assert_eq!(back.to_vec1::<f32>().unwrap(), [1.5, 2.5]);
@@ -24,6 +27,10 @@
 //! assert_eq!(from_dlpack::<DataType>(&DType::F8E4M3)?, DataType::FLOAT8_E4M3FN);
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
+//!
+//! Feature `candle` turns on feature `half` (candle depends on `half` already), so `f16` and
+//! `bf16` slices of candle's tensors read as `half::f16`/`half::bf16`; and `?` turns this
+//! crate's errors into `candle_core::Error` in a function that returns `candle_core::Result`.
 //!
 //! # Data types
 //!
@@ -92,46 +99,43 @@
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 //!
-//! # Export: `ToDlpackTensor for Tensor`
-//!
-//! A CPU tensor is exported **without a copy**, for every `CpuStorage` arm: the tensor's
-//! storage with candle's layout as it is: shape, strides (stride 0 of `broadcast_as`
-//! included), and `start_offset` as the byte offset. The export keeps a clone of the `Tensor`
-//! (a reference count), so the storage lives as long as the DLPack tensor, on any thread. It
-//! is flagged `READ_ONLY`: candle's storage is shared by every tensor made from it without a
-//! copy, so a consumer may not write it. Tensors on other devices are refused: move them with
-//! `to_device(&Device::Cpu)` first.
-//!
-//! ## candle's in-place writes
+//! # Export: a copy by default, shared on request
 //!
 //! candle lets any holder of a tensor write its storage in place through a shared reference:
-//! `Var::set`, `slice_set` (KV caches), `zero_set`/`one_set`/`const_set`, `scatter_set`, and
-//! in-place custom ops. The policy:
+//! `slice_set` (KV caches), `zero_set`/`one_set`/`const_set`, `scatter_set`, `Var::set` (also
+//! through a `detach()`ed or `narrow`ed handle of the variable), and in-place custom ops
+//! (`InplaceOp1/2/3`), which may even replace the storage's `Vec`. An export that shared the
+//! storage could therefore change under a `&[T]` read from it, race with a write on another
+//! thread, or point at freed memory — all from safe code. So:
 //!
-//! - **Variables are exported as a copy.** A tensor for which `is_variable()` holds (a
-//!   [`Var`](candle_core::Var)'s tensor) is the one training overwrites, so it is exported as
-//!   a snapshot (candle's own `copy`, taken under candle's lock), flagged
-//!   `IS_COPIED | READ_ONLY`: a later `Var::set` does not reach it.
-//! - **Every other tensor is shared**, and an in-place write to its storage while the export
-//!   lives *is seen by the consumer*: `READ_ONLY` binds the consumer, and candle cannot be
-//!   stopped from writing (its lock guard cannot be held by an export: it borrows the tensor
-//!   and is not `Send`, and holding it would hang the writer, on this thread for ever).
-//!   Views of a variable (`narrow`, `t()`, `i(..)`) are not variables themselves and share
-//!   its storage, so `Var::set` shows through their exports.
-//! - **Your part:** do not write a tensor's storage in place while an export of it (or of a
-//!   view sharing its storage) lives and is being read: such a write races with the reader,
-//!   and a Rust reader holding `view.as_slice()` across it breaks Rust's aliasing rules. An
-//!   in-place custom op that *replaces* the `CpuStorage` (assigns a new `Vec`) frees the
-//!   memory the export points to. When in doubt, export `tensor.copy()?`, which owns its
-//!   storage alone.
+//! - **[`ToDlpackTensor for Tensor`](#impl-ToDlpackTensor-for-Tensor) copies.** The compact
+//!   copy is made under candle's read lock (candle writes, and replaces, a storage only under
+//!   its write lock, so the copy never sees half a write), is flagged `IS_COPIED`, and is
+//!   writable: the consumer owns it alone. A tensor on another device is refused (move it with
+//!   `to_device(&Device::Cpu)` first). [`to_python`](crate::python::to_python) and
+//!   [`from_dlpack`](crate::from_dlpack) take this path.
+//! - **[`share`] and [`Shared`] do not copy, and are `unsafe`.** The export is the storage
+//!   where it lies, with candle's layout as it is (shape, strides, stride 0 of `broadcast_as`
+//!   included, `start_offset` as the byte offset), `READ_ONLY`, and keeps a clone of the
+//!   `Tensor` (a reference count) so the storage lives as long as the export, on any thread.
+//!   Your promise, which the compiler cannot check: nothing writes that storage in place
+//!   while the export lives. The fast path is still one call, `unsafe { candle::share(&t)? }`.
+//! - **Reading without exporting needs neither.** [`with_tensor_view`](ToDlpackTensor::with_tensor_view)
+//!   lends a view of the storage itself for a closure, under candle's read lock: zero-copy and
+//!   sound, since no write can start before the closure returns.
+//!
+//! Why not zero-copy by default: candle's lock guard cannot be held by an export (it borrows
+//! the tensor and is not `Send`, and holding it would hang every writer, on this thread for
+//! ever), and candle offers no way to learn that a storage has no other handle, which would
+//! make sharing provably safe. The decision is recorded in `docs/decisions.md`.
 //!
 //! # Import: `FromDlpackTensor for Tensor`
 //!
 //! Any host-readable DLPack tensor of a data type in the table becomes a new CPU tensor by a
-//! copy: one copy for a compact source, two for any other strides (negative and zero ones
-//! included: the source is first gathered into compact memory by
-//! [`ToDlpackTensor`] for views). A tensor on a device the CPU
-//! cannot read, or of another data type, is refused with the reason.
+//! copy: one copy for a compact source, read where it lies (a `ManagedTensor`, a view, a
+//! slice, an `ndarray` array, another candle tensor), two for any other strides (negative and
+//! zero ones included: the source is first gathered into compact memory). A tensor on a device
+//! the CPU cannot read, or of another data type, is refused with the reason.
 
 use core::ffi::c_void;
 
@@ -141,7 +145,10 @@ use candle_core::{
     Tensor,
 };
 
-use crate::tensor::{Flags, FromDlpackTensor, TensorOwner, TensorParts, ToDlpackTensor};
+use crate::tensor::from_dlpack::{lend_host, read_view};
+use crate::tensor::{
+    Flags, FromDlpackTensor, TensorOwner, TensorParts, TensorView, ToDlpackTensor,
+};
 use crate::{DataType, Device, DlpackDataType, Error, ManagedTensor};
 
 // ---- candle_core::{DType, DeviceLocation, Device} <-> DLPack: the mirrors. ----
@@ -239,13 +246,38 @@ fn candle_error(err: candle_core::Error) -> Error {
     Error::msg(format_args!("candle: {err}"))
 }
 
+/// So that `?` takes this crate's errors in a function that returns `candle_core::Result`:
+/// the error is wrapped (`candle_core::Error::Wrapped`), its message unchanged.
+///
+/// ```
+/// use candle_core::{DType, Tensor};
+/// use dlpack_core::{DataType, ManagedTensor, from_dlpack};
+///
+/// fn load(tensor: &ManagedTensor) -> candle_core::Result<Tensor> {
+///     let dtype: DType = from_dlpack(&tensor.dtype())?;
+///     let t: Tensor = from_dlpack(tensor)?;
+///     assert_eq!(t.dtype(), dtype);
+///     Ok(t)
+/// }
+///
+/// let tensor = ManagedTensor::from_vec(vec![1_u32, 2], &[2]).unwrap();
+/// assert_eq!(load(&tensor)?.to_vec1::<u32>()?, [1, 2]);
+/// let bools = ManagedTensor::from_vec(vec![true], &[1]).unwrap();
+/// let err = load(&bools).unwrap_err();
+/// assert!(err.to_string().starts_with("candle_core::DType has no DLPack data type for bool"));
+/// # Ok::<(), candle_core::Error>(())
+/// ```
+impl From<Error> for candle_core::Error {
+    fn from(err: Error) -> Self {
+        candle_core::Error::wrap(err)
+    }
+}
+
 /// The first element of a CPU storage and its length, in elements (bytes for the raw-byte
 /// arms).
 fn storage_data(storage: &CpuStorage) -> (*const c_void, usize) {
     // `Vec::as_ptr`, not a slice's: it hands out the buffer pointer without making a
-    // reference to the elements, so the export does not hold a shared borrow of them that
-    // candle's next in-place write (through `&mut`) would invalidate. Reads after such a write
-    // are then defined; a read *during* one is what the module docs forbid.
+    // reference to the elements, which a shared export keeps beyond this borrow.
     #[allow(clippy::ptr_arg)]
     fn raw<T>(data: &Vec<T>) -> (*const c_void, usize) {
         (Vec::as_ptr(data).cast(), data.len())
@@ -268,46 +300,41 @@ fn storage_data(storage: &CpuStorage) -> (*const c_void, usize) {
     }
 }
 
-/// An exported candle tensor: a clone of the `Tensor` keeps its storage alive.
-struct Shared {
-    tensor: Tensor,
-    /// The start of the storage's `Vec`, read under candle's lock.
+/// A CPU candle tensor as DLPack describes it, read under candle's lock.
+#[derive(Clone, Copy)]
+struct Described {
+    /// The start of the storage's `Vec`.
     data: *const c_void,
     dtype: DataType,
     byte_offset: u64,
-    /// Packed sub-byte elements: compact row-major, so no strides are given.
+    /// Packed sub-byte elements: compact row-major, whatever candle's strides say.
     packed: bool,
-    flags: Flags,
 }
 
-// SAFETY: `data` points into the storage that `tensor` keeps alive, and is only read through
-// (the export is READ_ONLY); `Tensor` itself is `Send`.
-unsafe impl Send for Shared {}
-
-// SAFETY: `to_dlpack_tensor` checked, under candle's lock, that the layout's every element
-// lies inside the storage `data` starts (`start_offset` included); the storage is neither freed
-// nor moved while `tensor` lives (candle never reallocates a storage in its own operations; the
-// module docs name what user code must not do), and the export is READ_ONLY. Every call gives
-// the same answer: a candle tensor's layout never changes.
-unsafe impl TensorOwner for Shared {
-    fn describe(&mut self) -> TensorParts<'_> {
-        let parts = TensorParts::new(
-            self.data.cast_mut(),
-            Device::CPU,
-            self.dtype,
-            self.tensor.dims(),
-        )
-        .with_byte_offset(self.byte_offset)
-        .with_flags(self.flags);
-        if self.packed {
-            parts
+impl Described {
+    /// `tensor`'s shape, and the strides to give: candle's, or compact ones for packed
+    /// elements.
+    fn dims(&self, tensor: &Tensor) -> (Vec<i64>, Vec<i64>) {
+        // A candle tensor's extent fits its storage, so each value fits i64.
+        let shape: Vec<i64> = tensor.dims().iter().map(|&dim| dim as i64).collect();
+        let strides = if self.packed {
+            let mut strides = vec![1_i64; shape.len()];
+            for axis in (1..shape.len()).rev() {
+                strides[axis - 1] = strides[axis] * shape[axis];
+            }
+            strides
         } else {
-            parts.with_strides(self.tensor.stride())
-        }
+            tensor
+                .stride()
+                .iter()
+                .map(|&stride| stride as i64)
+                .collect()
+        };
+        (shape, strides)
     }
 }
 
-/// The reason a candle layout cannot be exported as it is.
+/// The reason a candle layout cannot be described as it is.
 fn refuse(tensor: &Tensor, dtype: DataType, what: impl core::fmt::Display) -> Error {
     Error::msg(format_args!(
         "a candle {dtype} tensor of shape {:?}, strides {:?} and start offset {} cannot be \
@@ -318,25 +345,23 @@ fn refuse(tensor: &Tensor, dtype: DataType, what: impl core::fmt::Display) -> Er
     ))
 }
 
-/// Exports `tensor`'s storage as it is, with `flags`.
-fn share(tensor: Tensor, flags: Flags) -> Result<ManagedTensor, Error> {
+/// Describes `tensor`, whose `storage` the caller has locked for reading, checking that every
+/// element its layout reaches lies inside the storage.
+fn describe(tensor: &Tensor, storage: &Storage) -> Result<Described, Error> {
     let dtype = tensor.dtype().dlpack_data_type()?;
-    let (data, len) = {
-        let (storage, _) = tensor.storage_and_layout();
-        match &*storage {
-            Storage::Cpu(cpu) => storage_data(cpu),
-            _ => {
-                return Err(Error::msg(format_args!(
-                    "a candle tensor on {:?} cannot be exported: this bridge exports CPU \
-                     tensors; copy it with `tensor.to_device(&Device::Cpu)` first",
-                    tensor.device().location()
-                )));
-            }
+    let (data, len) = match storage {
+        Storage::Cpu(cpu) => storage_data(cpu),
+        _ => {
+            return Err(Error::msg(format_args!(
+                "a candle tensor on {:?} cannot be exported: this bridge exports CPU tensors; \
+                 copy it with `tensor.to_device(&Device::Cpu)` first",
+                tensor.device().location()
+            )));
         }
     };
     let layout = tensor.layout();
     let start = layout.start_offset();
-    let overflow = || refuse(&tensor, dtype, "its extent overflows usize");
+    let overflow = || refuse(tensor, dtype, "its extent overflows usize");
     let mut count = 1_usize;
     for &dim in layout.dims() {
         count = count.checked_mul(dim).ok_or_else(overflow)?;
@@ -345,7 +370,7 @@ fn share(tensor: Tensor, flags: Flags) -> Result<ManagedTensor, Error> {
     let (byte_offset, packed) = if bits < 8 {
         if !layout.is_contiguous() {
             return Err(refuse(
-                &tensor,
+                tensor,
                 dtype,
                 "candle stores this type packed, and packed elements have no byte address, so \
                  only contiguous tensors are exported (candle's `contiguous()` does not help: it \
@@ -355,7 +380,7 @@ fn share(tensor: Tensor, flags: Flags) -> Result<ManagedTensor, Error> {
         let start_bits = start.checked_mul(bits).ok_or_else(overflow)?;
         if start_bits % 8 != 0 {
             return Err(refuse(
-                &tensor,
+                tensor,
                 dtype,
                 format_args!("its first element starts at bit {start_bits}, not on a byte"),
             ));
@@ -364,7 +389,7 @@ fn share(tensor: Tensor, flags: Flags) -> Result<ManagedTensor, Error> {
         let needed = dtype.packed_size(end).ok_or_else(overflow)?;
         if count > 0 && needed > len {
             return Err(refuse(
-                &tensor,
+                tensor,
                 dtype,
                 format_args!("it needs {needed} packed bytes, and its storage has {len}"),
             ));
@@ -379,7 +404,7 @@ fn share(tensor: Tensor, flags: Flags) -> Result<ManagedTensor, Error> {
             }
             if last >= len {
                 return Err(refuse(
-                    &tensor,
+                    tensor,
                     dtype,
                     format_args!("it reaches element {last}, and its storage has {len}"),
                 ));
@@ -388,46 +413,212 @@ fn share(tensor: Tensor, flags: Flags) -> Result<ManagedTensor, Error> {
         let byte_offset = start.checked_mul(dtype.itemsize()).ok_or_else(overflow)?;
         (byte_offset, false)
     };
-    ManagedTensor::from_owner(Shared {
-        tensor,
+    Ok(Described {
         data,
         dtype,
         byte_offset: byte_offset as u64,
         packed,
-        flags,
     })
 }
 
-/// A CPU tensor without a copy, `READ_ONLY`; a variable as a snapshot, `IS_COPIED |
-/// READ_ONLY`. See the [module docs](self#export-todlpacktensor-for-tensor) for the policy on
-/// candle's in-place writes.
+/// A compact copy, made under candle's lock: flagged `IS_COPIED`, and writable, since the
+/// copy is the consumer's alone. Sound whatever else holds the tensor: see the
+/// [module docs](self#export-a-copy-by-default-shared-on-request).
 ///
 /// ```
-/// use candle_core::{Device, Tensor, Var};
+/// use candle_core::{Device, Tensor};
 /// use dlpack_core::tensor::{Flags, ToDlpackTensor};
 ///
-/// // A broadcast row: stride 0 along the new axis, no copy.
+/// // A broadcast row: stride 0 along the new axis, copied compact.
 /// let row = Tensor::new(&[1_i64, 2, 3], &Device::Cpu).unwrap();
 /// let wide = row.broadcast_as((2, 3)).unwrap().to_dlpack_tensor()?;
-/// assert_eq!(wide.view()?.strides(), [0, 1]);
-/// assert_eq!(wide.view()?.to_vec::<i64>()?, [1, 2, 3, 1, 2, 3]);
+/// assert_eq!((wide.view()?.strides(), wide.flags()), (&[3, 1][..], Flags::IS_COPIED));
+/// assert_eq!(wide.view()?.as_slice::<i64>()?, [1, 2, 3, 1, 2, 3]);
 ///
-/// // A variable is exported as a snapshot: training's `set` does not reach it.
-/// let var = Var::new(&[0.5_f32, 1.5], &Device::Cpu).unwrap();
-/// let snapshot = var.as_tensor().to_dlpack_tensor()?;
-/// var.set(&Tensor::new(&[9_f32, 9.], &Device::Cpu).unwrap()).unwrap();
-/// assert_eq!(snapshot.flags(), Flags::IS_COPIED | Flags::READ_ONLY);
-/// assert_eq!(snapshot.view()?.as_slice::<f32>()?, [0.5, 1.5]);
+/// // candle's later in-place writes do not reach it.
+/// row.zero_set().unwrap();
+/// assert_eq!(wide.view()?.as_slice::<i64>()?, [1, 2, 3, 1, 2, 3]);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 impl ToDlpackTensor for Tensor {
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        if self.is_variable() {
-            let snapshot = self.copy().map_err(candle_error)?;
-            return share(snapshot, Flags::IS_COPIED | Flags::READ_ONLY);
-        }
-        share(self.clone(), Flags::READ_ONLY)
+        read_view(self, |view| view.to_dlpack_tensor())
     }
+
+    /// Lends candle's storage itself, held under candle's read lock for the call: candle
+    /// writes a storage in place, or replaces it, only under its write lock, so nothing
+    /// changes what the view reads meanwhile. `read` must not write this tensor, nor any
+    /// sharing its storage, or it waits for itself.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let (storage, _) = self.storage_and_layout();
+        let described = describe(self, &storage)?;
+        let (shape, strides) = described.dims(self);
+        // SAFETY: `describe` checked, under the read guard `storage` holds until this function
+        // returns, that every element the layout reaches lies inside the storage at `data`;
+        // candle writes a storage in place, and replaces or frees it, only under the write
+        // lock, so those elements are initialised and unwritten for the call.
+        unsafe {
+            lend_host(
+                described.data,
+                described.dtype,
+                &shape,
+                &strides,
+                described.byte_offset,
+                read,
+            )
+        }
+    }
+}
+
+/// A candle tensor whose exports share its storage: zero-copy and `READ_ONLY`, with candle's
+/// layout as it is (shape, strides, stride 0 of `broadcast_as` included, `start_offset` as the
+/// byte offset). Making one is `unsafe`: candle lets any holder of a tensor write its storage
+/// through a shared reference, and only you can promise that none does while an export lives.
+/// [`share`] exports one tensor this way in one call; `Shared` is for a source that exports
+/// many times, such as [`PyTensor`](crate::python::PyTensor) (one export per `__dlpack__` call).
+///
+/// ```
+/// use candle_core::{Device, Tensor};
+/// use dlpack_core::{ManagedTensor, bridges::candle::Shared, from_dlpack, tensor::Flags};
+///
+/// let weights = Tensor::arange(0_f32, 4., &Device::Cpu).unwrap();
+/// // SAFETY: nothing writes `weights` (or a tensor sharing its storage) in place while an
+/// // export of it lives: the exports below are dropped at the end of this block.
+/// let shared = unsafe { Shared::new(weights.clone()) };
+/// let tensor: ManagedTensor = from_dlpack(&shared)?;
+/// assert_eq!(tensor.flags(), Flags::READ_ONLY);
+/// assert_eq!(tensor.view()?.as_slice::<f32>()?, [0., 1., 2., 3.]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Shared(Tensor);
+
+impl Shared {
+    /// Wraps `tensor`, whose exports share its storage.
+    ///
+    /// # Safety
+    ///
+    /// Until every export made from this value (or a clone of it) is released — dropped in
+    /// Rust, or deleted by the consumer it was handed to — nothing writes the storage of
+    /// `tensor` in place or replaces it: no `slice_set`, `zero_set`/`one_set`/`const_set`,
+    /// `scatter_set`/`scatter_add_set`, `Var::set` or in-place custom op (`InplaceOp1/2/3`),
+    /// on `tensor` or on any tensor sharing its storage (views such as `narrow`, `i(..)`,
+    /// `t()`, a `detach()`ed copy of the handle, the `Var` it came from), on any thread.
+    /// Reads of the export through a `&[T]` or a consumer would otherwise change under them,
+    /// race, or read freed memory.
+    ///
+    /// ```
+    /// use candle_core::{Device, Tensor};
+    /// use dlpack_core::bridges::candle::Shared;
+    ///
+    /// let t = Tensor::ones(3, candle_core::DType::U8, &Device::Cpu).unwrap();
+    /// // SAFETY: `t` is not written in place while `shared`'s exports live.
+    /// let shared = unsafe { Shared::new(t) };
+    /// assert_eq!(shared.tensor().dims(), [3]);
+    /// ```
+    pub unsafe fn new(tensor: Tensor) -> Self {
+        Self(tensor)
+    }
+
+    /// The tensor.
+    ///
+    /// ```
+    /// use candle_core::{Device, Tensor};
+    /// use dlpack_core::bridges::candle::Shared;
+    ///
+    /// // SAFETY: no export is made.
+    /// let shared = unsafe { Shared::new(Tensor::zeros(2, candle_core::DType::F32, &Device::Cpu).unwrap()) };
+    /// assert_eq!(shared.tensor().elem_count(), 2);
+    /// ```
+    pub fn tensor(&self) -> &Tensor {
+        &self.0
+    }
+}
+
+/// What a shared export holds: a clone of the `Tensor` (a reference count), which keeps the
+/// storage alive on any thread.
+struct SharedStorage {
+    tensor: Tensor,
+    described: Described,
+}
+
+// SAFETY: `described.data` points into the storage that `tensor` keeps alive, and is only
+// read through (the export is READ_ONLY); `Tensor` itself is `Send`.
+unsafe impl Send for SharedStorage {}
+
+// SAFETY: `describe` checked, under candle's lock, that the layout's every element lies inside
+// the storage `data` starts; the storage is neither written, freed nor moved while `tensor`
+// lives, which is the promise of `Shared::new` (candle itself never reallocates a storage);
+// the export is READ_ONLY. Every call gives the same answer: a candle tensor's layout never
+// changes.
+unsafe impl TensorOwner for SharedStorage {
+    fn describe(&mut self) -> TensorParts<'_> {
+        let described = self.described;
+        let parts = TensorParts::new(
+            described.data.cast_mut(),
+            Device::CPU,
+            described.dtype,
+            self.tensor.dims(),
+        )
+        .with_byte_offset(described.byte_offset)
+        .with_flags(Flags::READ_ONLY);
+        if described.packed {
+            parts
+        } else {
+            parts.with_strides(self.tensor.stride())
+        }
+    }
+}
+
+impl ToDlpackTensor for Shared {
+    /// The tensor's storage without a copy, `READ_ONLY`; tensors on other devices, and packed
+    /// sub-byte tensors that do not start on a byte, are refused with the reason.
+    fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+        let described = {
+            let (storage, _) = self.0.storage_and_layout();
+            describe(&self.0, &storage)?
+        };
+        ManagedTensor::from_owner(SharedStorage {
+            tensor: self.0.clone(),
+            described,
+        })
+    }
+
+    /// The tensor's view, lent under candle's lock as [`Tensor`]'s is.
+    fn with_tensor_view(
+        &self,
+        read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.0.with_tensor_view(read)
+    }
+}
+
+/// Exports `tensor`'s storage without a copy, `READ_ONLY`: the fast path, in one call.
+///
+/// ```
+/// use candle_core::{Device, Tensor};
+/// use dlpack_core::{bridges::candle, tensor::Flags};
+///
+/// let t = Tensor::arange(0_u32, 6, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
+/// let transposed = t.t().unwrap();
+/// // SAFETY: nothing writes `t`'s storage in place while `exported` lives.
+/// let exported = unsafe { candle::share(&transposed)? };
+/// let view = exported.view()?;
+/// assert_eq!((view.shape(), view.strides()), (&[3, 2][..], &[1, 3][..])); // candle's strides
+/// assert_eq!(exported.flags(), Flags::READ_ONLY);
+/// assert_eq!(view.to_vec::<u32>()?, [0, 3, 1, 4, 2, 5]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+///
+/// # Safety
+///
+/// [`Shared::new`]'s contract, until the returned tensor is released.
+pub unsafe fn share(tensor: &Tensor) -> Result<ManagedTensor, Error> {
+    // SAFETY: the caller's promise is `Shared::new`'s, for the one export made here.
+    unsafe { Shared::new(tensor.clone()) }.to_dlpack_tensor()
 }
 
 /// Packs padded sub-byte elements (one per byte, in the low `bits` bits) little bit-endian, as
@@ -455,8 +646,36 @@ fn pack(padded: &[u8], dtype: DataType) -> Result<Vec<u8>, Error> {
     Ok(packed)
 }
 
+/// A new CPU tensor holding a copy of `view`: one copy for compact elements, two for any other
+/// strides (gathered compact first).
+fn tensor_from_view(view: &TensorView<'_>) -> Result<Tensor, Error> {
+    let dtype = DType::from_dlpack_data_type(view.dtype())?;
+    // Validated: every dimension is non-negative and their product fits `isize`.
+    let shape: Vec<usize> = view.shape().iter().map(|&d| d as usize).collect();
+    let compact;
+    let view = if view.is_contiguous() {
+        view
+    } else {
+        compact = view.to_dlpack_tensor()?;
+        &compact.view()?
+    };
+    let bytes = view.as_bytes()?;
+    let repacked;
+    let bytes = if view.dtype().size_in_bits() < 8
+        && view.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED)
+    {
+        repacked = pack(bytes, view.dtype())?;
+        &repacked[..]
+    } else {
+        bytes
+    };
+    Tensor::from_raw_buffer(bytes, dtype, &shape, &CandleDevice::Cpu).map_err(candle_error)
+}
+
 /// A new CPU tensor holding a copy of any host-readable DLPack tensor of a data type in the
-/// [table](self#data-types), whatever its strides.
+/// [table](self#data-types), whatever its strides: one copy from a compact source (read where
+/// it lies, through [`with_tensor_view`](ToDlpackTensor::with_tensor_view)), two from any other
+/// strides.
 ///
 /// ```
 /// use candle_core::Tensor;
@@ -472,27 +691,10 @@ fn pack(padded: &[u8], dtype: DataType) -> Result<Vec<u8>, Error> {
 /// ```
 impl FromDlpackTensor for Tensor {
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
-        let view = tensor.view()?;
-        let dtype = DType::from_dlpack_data_type(view.dtype())?;
-        // Validated: every dimension is non-negative and their product fits `isize`.
-        let shape: Vec<usize> = view.shape().iter().map(|&d| d as usize).collect();
-        let compact;
-        let view = if view.is_contiguous() {
-            view
-        } else {
-            compact = view.to_dlpack_tensor()?;
-            compact.view()?
-        };
-        let bytes = view.as_bytes()?;
-        let repacked;
-        let bytes = if view.dtype().size_in_bits() < 8
-            && view.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED)
-        {
-            repacked = pack(bytes, view.dtype())?;
-            &repacked[..]
-        } else {
-            bytes
-        };
-        Tensor::from_raw_buffer(bytes, dtype, &shape, &CandleDevice::Cpu).map_err(candle_error)
+        tensor_from_view(&tensor.view()?)
+    }
+
+    fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
+        read_view(source, tensor_from_view)
     }
 }

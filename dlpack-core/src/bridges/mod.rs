@@ -2,11 +2,12 @@
 //! name.
 //!
 //! - [`candle`] (feature `candle`): `candle_core::{DType, Device, DeviceLocation}` as DLPack
-//!   values, and `candle_core::Tensor` exported without a copy and imported by one.
+//!   values, and `candle_core::Tensor` exported as a copy (or, `unsafe`, shared) and imported
+//!   by one.
 //! - [`safetensors`] (feature `safetensors`): `safetensors::Dtype` as a DLPack value, and the
 //!   tensors of a `.safetensors` file as read-only DLPack tensors over a buffer you own.
 //!
-//! A bridge uses only the crate's public API ([`ManagedTensor`](crate::ManagedTensor),
+//! A bridge builds on the crate's tensor API ([`ManagedTensor`](crate::ManagedTensor),
 //! [`TensorOwner`](crate::tensor::TensorOwner), the protocol traits), so a new framework is a new
 //! file here and nothing else. The byte-buffer owner below is shared by the file formats: a
 //! second format (GGUF, `.npy`) needs only its header parser.
