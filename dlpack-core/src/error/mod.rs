@@ -61,21 +61,23 @@ pub enum Error {
     },
     /// A value of a user type has no DLPack data type (a `#[dlpack(skip)]` variant).
     NoDataType {
-        /// The type, as `core::any::type_name` gives it.
+        /// The type: as `core::any::type_name` gives it, or for another crate's type read
+        /// through a `remote` mirror its path as the mirror names it, absolute
+        /// (`::candle_core::DType`). `Display` writes either without a leading `::`.
         type_name: &'static str,
         /// The variant.
         value: &'static str,
     },
     /// A value of a user type has no DLPack device (a `#[dlpack(skip)]` variant).
     NoDevice {
-        /// The type, as `core::any::type_name` gives it.
+        /// The type, as for [`NoDataType`](Self::NoDataType).
         type_name: &'static str,
         /// The variant.
         value: &'static str,
     },
     /// A user type has no value for a DLPack data type.
     UnsupportedDataType {
-        /// The target type.
+        /// The target type, as for [`NoDataType`](Self::NoDataType).
         type_name: &'static str,
         /// The data type asked for.
         data_type: DataType,
@@ -84,7 +86,7 @@ pub enum Error {
     },
     /// A user type has no value for a DLPack device.
     UnsupportedDevice {
-        /// The target type.
+        /// The target type, as for [`NoDataType`](Self::NoDataType).
         type_name: &'static str,
         /// The device asked for.
         device: Device,
@@ -94,7 +96,8 @@ pub enum Error {
     /// A device id that does not fit where it has to go: a DLPack id (`0..=i32::MAX`) or a
     /// user type's id field (`u8`, `usize`, …). Ids are never truncated or wrapped.
     DeviceIdOutOfRange {
-        /// The type whose id it is, or into which it was to go.
+        /// The type whose id it is, or into which it was to go, as for
+        /// [`NoDataType`](Self::NoDataType).
         type_name: &'static str,
         /// The id.
         id: i128,
@@ -126,6 +129,11 @@ impl Error {
 }
 
 /// Writes `a, b, c` for a list of displayable values, or `nothing` for an empty one.
+/// A type name as messages write it: a foreign type's absolute path without its leading `::`.
+fn shown(type_name: &str) -> &str {
+    type_name.strip_prefix("::").unwrap_or(type_name)
+}
+
 struct List<'a, T>(&'a [T]);
 
 impl<T: fmt::Display> fmt::Display for List<'_, T> {
@@ -167,10 +175,10 @@ impl fmt::Display for Error {
                 write!(f, "{device} is not a valid device: {reason}")
             }
             Self::NoDataType { type_name, value } => {
-                write!(f, "{type_name}::{value} has no DLPack data type")
+                write!(f, "{}::{value} has no DLPack data type", shown(type_name))
             }
             Self::NoDevice { type_name, value } => {
-                write!(f, "{type_name}::{value} has no DLPack device")
+                write!(f, "{}::{value} has no DLPack device", shown(type_name))
             }
             Self::UnsupportedDataType {
                 type_name,
@@ -178,7 +186,8 @@ impl fmt::Display for Error {
                 supported,
             } => write!(
                 f,
-                "{type_name} has no DLPack data type for {data_type}; it supports: {}",
+                "{} has no DLPack data type for {data_type}; it supports: {}",
+                shown(type_name),
                 List(supported)
             ),
             Self::UnsupportedDevice {
@@ -187,7 +196,8 @@ impl fmt::Display for Error {
                 supported,
             } => write!(
                 f,
-                "{type_name} has no DLPack device for {device}; it supports: {}",
+                "{} has no DLPack device for {device}; it supports: {}",
+                shown(type_name),
                 List(supported)
             ),
             Self::DeviceIdOutOfRange {
@@ -197,7 +207,8 @@ impl fmt::Display for Error {
                 max,
             } => write!(
                 f,
-                "device id {id} is out of range for {type_name}: expected {min} to {max}"
+                "device id {id} is out of range for {}: expected {min} to {max}",
+                shown(type_name)
             ),
             Self::Message(message) => f.write_str(message),
             Self::Tensor(err) => fmt::Display::fmt(err, f),

@@ -108,9 +108,16 @@ pub(crate) fn value_message(err: &Error, class: &str) -> Option<String> {
     })
 }
 
-/// A type's own name, without the paths `core::any::type_name` writes in it:
-/// `mini::dtype::DType` is `DType`, `alloc::vec::Vec<mini::DType>` is `Vec<DType>`.
+/// A type as Python users know it. Another crate's type, read through a `remote` mirror, has
+/// an absolute path (`::candle_core::DType`) and is named by it, as a module path:
+/// `candle_core.DType`, since it is no class of the extension. Any other is the extension's
+/// own type, named by its own name without the paths `core::any::type_name` writes in it:
+/// `mini::dtype::DType` is `DType` (its `#[pyclass]` name unless renamed),
+/// `alloc::vec::Vec<mini::DType>` is `Vec<DType>`.
 fn own_name(type_name: &str) -> String {
+    if let Some(path) = type_name.strip_prefix("::") {
+        return path.replace("::", ".");
+    }
     let mut name = String::with_capacity(type_name.len());
     let mut segment = String::new();
     let mut chars = type_name.chars().peekable();
@@ -169,6 +176,25 @@ mod tests {
         assert_eq!(
             own_name("core::option::Option<(a::B, c::D)>"),
             "Option<(B, D)>"
+        );
+        // Another crate's type, through a `remote` mirror: its path, as a Python module path.
+        assert_eq!(own_name("::candle_core::DType"), "candle_core.DType");
+    }
+
+    #[test]
+    fn a_foreign_type_is_named_by_its_path_in_python_and_in_rust() {
+        let err = Error::UnsupportedDataType {
+            type_name: "::candle_core::DType",
+            data_type: DataType::BOOL,
+            supported: Box::new([DataType::U8]),
+        };
+        assert_eq!(
+            python_message(&err),
+            "candle_core.DType has no DLPack data type for bool; it supports: uint8"
+        );
+        assert_eq!(
+            err.to_string(),
+            "candle_core::DType has no DLPack data type for bool; it supports: uint8"
         );
     }
 

@@ -235,13 +235,14 @@ fn impl_remote(paths: &Paths, remote: &Remote, mirror: &Ident) -> TokenStream {
     let tags = tag_impls(paths, &quote!(), &quote!(#foreign), &quote!());
     let krate = &paths.krate;
     // The mirror's errors name the mirror; the caller converts the foreign type.
-    // As written, without spaces or a leading `::`: the path a user names the type by.
+    // As written, without spaces, and absolute: the path a user names the type by, with the
+    // leading `::` that tells it from a `core::any::type_name` (the Python layer names a
+    // foreign type by its path, `candle_core.DType`, and a user's own class by its name).
     let name = foreign
         .segments
         .iter()
-        .map(|segment| quote!(#segment).to_string().replace(' ', ""))
-        .collect::<Vec<_>>()
-        .join("::");
+        .map(|segment| format!("::{}", quote!(#segment).to_string().replace(' ', "")))
+        .collect::<String>();
     let rename = quote!(#krate::__private::remote_error::<#mirror>);
     quote! {
         #[automatically_derived]
