@@ -98,6 +98,18 @@ impl Flags {
     pub(crate) const KNOWN: Self =
         Self(Self::READ_ONLY.0 | Self::IS_COPIED.0 | Self::IS_SUBBYTE_TYPE_PADDED.0);
 
+    /// No flag set: [`EMPTY`](Self::EMPTY), spelled as the `bitflags` crate spells it.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::Flags;
+    /// assert_eq!(Flags::empty(), Flags::EMPTY);
+    /// assert_eq!(Flags::empty() | Flags::READ_ONLY, Flags::READ_ONLY);
+    /// ```
+    #[inline]
+    pub const fn empty() -> Self {
+        Self::EMPTY
+    }
+
     /// The flags of a raw `flags` word, unknown bits included.
     ///
     /// ```

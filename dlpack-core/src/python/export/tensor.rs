@@ -25,9 +25,13 @@ use crate::{Device, Error, ManagedTensor};
 /// - **What a consumer gets.** Each `__dlpack__` call hands out an export of its own: the
 ///   first the one made when the object was made (so a tensor exported once is exported once),
 ///   each later one a new [`to_dlpack_tensor`](ToDlpackTensor::to_dlpack_tensor) call. So the
-///   source decides sharing: a candle tensor or an `Arc<[T]>` is shared, zero-copy and
-///   `READ_ONLY` (NumPy makes such an array read-only); a `Vec` is copied; a candle variable is
-///   a snapshot taken at that export (see the candle bridge's aliasing policy).
+///   source decides sharing: an `Arc<[T]>` (or a candle tensor wrapped in
+///   `bridges::candle::Shared`) is shared, zero-copy and `READ_ONLY` (NumPy makes such an array
+///   read-only); a `Vec` or a candle tensor is copied, at that export.
+/// - **Consumers that ignore `READ_ONLY`.** PyTorch and PaddlePaddle import a read-only tensor
+///   as a writable one, and a write through it changes the memory that the `Arc`'s other
+///   holders read. [`immutable`](Self::immutable) makes every consumer get a copy of read-only
+///   data instead ([`DataAccess::Immutable`]).
 /// - **The request.** `max_version` of 1.0 or more gets a versioned capsule with the export's
 ///   flags, otherwise a legacy one; `copy=True` and a legacy consumer of read-only data get a
 ///   compact copy (flagged `IS_COPIED` where the capsule can say it); `copy=False` where a copy
@@ -71,6 +75,8 @@ pub struct PyTensor {
     source: Box<dyn ToDlpackTensor + Send + Sync>,
     /// Where the source's exports are: the CPU, checked by `new`.
     device: Device,
+    /// Read-only exports go to every consumer as a copy ([`DataAccess::Immutable`]).
+    immutable: bool,
     /// The export `new` made, for the first `__dlpack__` call.
     first: Mutex<Option<ManagedTensor>>,
 }
@@ -99,8 +105,38 @@ impl PyTensor {
         Ok(Self {
             source: Box::new(source),
             device,
+            immutable: false,
             first: Mutex::new(Some(first)),
         })
+    }
+
+    /// Hands every consumer a copy of the source's read-only exports, never the memory itself:
+    /// for data that Rust code reads meanwhile, since PyTorch and PaddlePaddle write read-only
+    /// tensors. Writable exports (a `Vec`'s copy) are unaffected.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_core::python::{PyTensor, capsule_tensor};
+    /// use pyo3::prelude::*;
+    /// use pyo3::types::{IntoPyDict, PyCapsule};
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let data: Arc<[f32]> = Arc::from([1.0, 2.0]);
+    ///     let object = Bound::new(py, PyTensor::new(Arc::clone(&data))?.immutable())?;
+    ///     let kwargs = [("max_version", (1, 3))].into_py_dict(py)?;
+    ///     let capsule = object.call_method("__dlpack__", (), Some(&kwargs))?.cast_into::<PyCapsule>()?;
+    ///     let tensor = capsule_tensor(&capsule)?;
+    ///     assert_ne!(tensor.view()?.data_ptr(), data.as_ptr().cast()); // a copy of its own
+    ///     assert_eq!(tensor.view()?.as_slice::<f32>()?, [1.0, 2.0]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[must_use]
+    pub fn immutable(mut self) -> Self {
+        self.immutable = true;
+        self
     }
 
     /// The device of the tensor's exports: the CPU.
@@ -153,7 +189,10 @@ impl PyTensor {
                 tensor.device()
             )));
         }
-        let access = DataAccess::of(tensor.flags());
+        let access = match DataAccess::of(tensor.flags()) {
+            DataAccess::ReadOnly if self.immutable => DataAccess::Immutable,
+            access => access,
+        };
         let tensor = match request.plan(self.device, access, |to| to == Device::CPU)? {
             ExportPlan::Share => tensor,
             // The only target `plan` may choose here is the CPU: a compact copy, `IS_COPIED`.

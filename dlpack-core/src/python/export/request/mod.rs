@@ -96,6 +96,13 @@ pub enum ExportPlan {
 /// [`DlpackRequest::plan`] needs to know of the tensor, since a legacy capsule cannot say
 /// `READ_ONLY` (read-only data goes to a legacy consumer as a copy).
 ///
+/// `READ_ONLY` binds a consumer only as far as it honours it: NumPy, JAX and TVM FFI do;
+/// **PyTorch (2.15) and PaddlePaddle (3.3) import a read-only tensor as a writable one**, so
+/// `torch.from_dlpack(t)[0] = 42` writes the shared memory. For data that other Rust code reads
+/// as immutable (an `Arc<[T]>`, a safetensors buffer, a candle storage shared with
+/// `bridges::candle::Shared`), such a write changes memory under a `&[T]`: choose
+/// [`Immutable`](Self::Immutable), and every consumer gets a copy of its own.
+///
 /// ```
 /// use dlpack_core::Device;
 /// use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan};
@@ -106,14 +113,32 @@ pub enum ExportPlan {
 /// let legacy = DlpackRequest::LEGACY;
 /// let plan = legacy.plan(Device::CPU, DataAccess::ReadOnly, |to| to == Device::CPU)?;
 /// assert_eq!(plan, ExportPlan::Copy(Device::CPU));
+///
+/// // Immutable data is never shared, whatever the consumer's version.
+/// # pyo3::Python::initialize();
+/// pyo3::Python::attach(|py| -> pyo3::PyResult<()> {
+///     use pyo3::IntoPyObject;
+///     let version = (1, 3).into_pyobject(py)?;
+///     let versioned = DlpackRequest::new(None, Some(version.as_any()), None, None)?;
+///     let shared = versioned.plan(Device::CPU, DataAccess::ReadOnly, |to| to == Device::CPU)?;
+///     assert_eq!(shared, ExportPlan::Share);
+///     let copied = versioned.plan(Device::CPU, DataAccess::Immutable, |to| to == Device::CPU)?;
+///     assert_eq!(copied, ExportPlan::Copy(Device::CPU));
+///     Ok(())
+/// })?;
 /// # Ok::<(), pyo3::PyErr>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataAccess {
     /// Consumers may write the data (no `READ_ONLY` flag).
     Writable,
-    /// Consumers must not write the data (the tensor carries `READ_ONLY`).
+    /// Consumers must not write the data (the tensor carries `READ_ONLY`); a versioned
+    /// consumer shares it.
     ReadOnly,
+    /// Nothing may ever write the data, whatever the consumer honours: every consumer gets a
+    /// copy, and `copy=False` is a `BufferError`. For read-only data that Rust code reads
+    /// meanwhile, since PyTorch and PaddlePaddle ignore `READ_ONLY`.
+    Immutable,
 }
 
 impl DataAccess {
@@ -377,13 +402,18 @@ impl DlpackRequest {
             )))
         };
         let legacy_read_only = access == DataAccess::ReadOnly && !self.versioned();
+        let immutable = access == DataAccess::Immutable;
+        const IMMUTABLE: &str =
+            "the data is immutable, and consumers may ignore READ_ONLY, so it is never shared";
         match self.copy {
             Some(true) => copy_to("copy=True asks for a copy"),
             Some(false) if elsewhere => forbidden("another device"),
+            Some(false) if immutable => forbidden(IMMUTABLE),
             Some(false) if legacy_read_only => {
                 forbidden("the data is read-only, and the legacy capsule cannot say so")
             }
             _ if elsewhere => copy_to("it is on another device"),
+            _ if immutable => copy_to(IMMUTABLE),
             _ if legacy_read_only => {
                 copy_to("the data is read-only, and the legacy capsule cannot say so")
             }
