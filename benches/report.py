@@ -60,6 +60,10 @@ for rank in (1, 8):
 for rank in (1, 2, 4, 8, 64):
     CRITERION.append((f"import+validate+slice rank {rank}", "import", f"ours/{rank}",
                       f"dlpark/{rank}", "dlpark", 1, 1.0))
+# The README's candle import path (from_dlpack::<candle_core::Tensor>) against the one copy a
+# hand-written import makes (Tensor::from_slice over the view's slice), 1M f32.
+CRITERION.append(("candle import 1M f32 (from_dlpack vs hand-written from_slice)",
+                  "candle_import", "ours", "hand", "hand", 1, 1.2))
 
 
 def fmt_time(ns):
