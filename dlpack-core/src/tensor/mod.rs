@@ -160,6 +160,39 @@
 //! export `READ_ONLY`; copies export `IS_COPIED`. A legacy export refuses what the legacy struct
 //! cannot say (`READ_ONLY`, padded sub-byte types, flag bits DLPack 1.3 does not define)
 //! rather than lose it.
+//!
+//! # What a zero-copy export shares, path by path
+//!
+//! The rule every path keeps: no sequence of *safe* calls — on the source, on anything sharing
+//! its memory, on any thread — may change, race with or free memory that a [`TensorView`], a
+//! slice from it, an `ndarray` view or a consumer of the export reads. Where only the caller
+//! can promise that, the path is `unsafe`; where nobody can, it copies. The tests that hold
+//! each path to it run under Miri in CI.
+//!
+//! | path | shares | why no safe call can write what it shares |
+//! |---|---|---|
+//! | [`ManagedTensor::from_vec`], [`from_boxed`](ManagedTensor::from_boxed), [`from_owner`](ManagedTensor::from_owner) of `ndarray::Array` | the data, writable | the export owns it alone |
+//! | [`ManagedTensor::from_arc`], `Arc<[T]>` as a [`ToDlpackTensor`] source | the data, `READ_ONLY` | an `Arc` gives no `&mut` while another clone lives (`get_mut` fails, `make_mut` copies), and `T: Element` is `Copy`, so it holds no interior mutability |
+//! | `ndarray::ArcArray` | the data, `READ_ONLY` | `ndarray` copies on write while a clone is shared (every `&mut` access calls `ensure_unique` first) |
+//! | `ndarray::{Array, ArrayView}` as a [`ToDlpackTensor`] source | nothing: a copy | a shared reference cannot give the data away; `CowArray` is no source (`into_owned()` first) |
+//! | `bridges::safetensors` over an `Arc<B>` (`Vec<u8>`, `Arc<[u8]>`, `bytes::Bytes`, a memory map) | the file's bytes, `READ_ONLY` | `B` is reached through the `Arc` alone, which gives no `&mut`; a memory map is as stable as its file, the promise `memmap2::Mmap::map` (an `unsafe fn`) already takes from its caller; a misaligned payload is copied |
+//! | `candle_core::Tensor` (`bridges::candle`) | nothing: a copy under candle's lock | candle writes storages in place through shared references (`slice_set`, `Var::set`, in-place ops that may replace the `Vec`): sharing is `unsafe` (`candle::share`, `candle::Shared::new`), the caller's promise |
+//! | [`TensorOwner`] impls of your own | what the description names | an `unsafe` trait: its contract ("exclusive or read-only") is the implementer's promise |
+//! | [`ToDlpackTensor::with_tensor_view`] of any source | the source's memory, for the call | the borrow of the source (or candle's read lock) lasts as long as the view |
+//! | Python: `DlpackRequest`, `PyTensor`, the C exchange API producer | what the source or owner shares, by the rows above | they hand on an export made by the rows above, with its flags |
+//!
+//! **Consumers that break the read-only contract.** PyTorch (2.15) and PaddlePaddle (3.3)
+//! import a `READ_ONLY` tensor as a writable one: `torch.from_dlpack(t)[0] = 42` writes into a
+//! Rust `Arc<[f32]>` that other code reads as immutable. A C consumer is outside Rust's
+//! guarantees, so this is the consumer's breach, not safe Rust's; but a producer can refuse to
+//! take the risk: `python::DataAccess::Immutable` in an export plan, or
+//! `python::PyTensor::immutable`, gives every Python consumer a copy of read-only data.
+//!
+//! **Imports** read memory a producer lends: [`ManagedTensor::from_raw`] is `unsafe`, and its
+//! contract includes that nobody writes the tensor while a view of it lives. A Python
+//! producer's memory (`python::with_tensor_view`, `python::from_dlpack`) is held to the same
+//! contract by the producer: Python code that writes the array (`array.fill(0)`) while a Rust
+//! view reads it breaks it, as it does for every Rust binding of NumPy.
 
 //! # Layers
 //!
