@@ -7,9 +7,9 @@ use core::str::FromStr;
 
 use dlpack_grammar::DeviceParts;
 
+use crate::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
-pub(crate) use crate::ffi::value::Device;
 
 /// One constructor per device type, from the grammar's table: a `const fn` taking the id where
 /// the id selects one of several devices (`Device::cuda(1)`), a constant with id 0 elsewhere

@@ -58,8 +58,8 @@
 
 use core::mem::{align_of, offset_of, size_of};
 
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::ffi::{self, DLDataTypeCode, DLDeviceType};
 
 /// Asserts at compile time that two structs have the same size, alignment, and, for each pair

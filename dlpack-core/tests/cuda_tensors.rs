@@ -115,7 +115,7 @@ fn host_copies_come_out_compact() {
     let tensor = ManagedTensor::from_owner(owner).expect("export");
     let copied = cuda::to_device(tensor, Device::CPU, CopyMode::Always, None).expect("copy");
     let view = copied.view().unwrap();
-    assert!(view.is_contiguous());
+    assert!(view.is_compact());
     assert_eq!(view.shape(), [3, 2]);
     assert_eq!(
         view.as_slice::<f32>().unwrap(),
@@ -206,7 +206,7 @@ fn cuda_views_check_metadata_without_reading_device_memory() {
         assert_eq!(typed.device(), device);
         assert_eq!((typed.shape(), typed.strides()), (&[4, 2][..], &[1, 4][..]));
         assert_eq!(typed.device_ptr(), 0x7f00_0000_0040);
-        assert!(!typed.is_contiguous());
+        assert!(!typed.is_compact());
         assert_eq!(typed.len(), 8);
         // Typed host access is refused: the CPU cannot read it.
         assert!(view.as_slice::<f32>().is_err());
@@ -518,7 +518,7 @@ fn gpu_strided_device_tensors_are_gathered() {
         let tensor = ManagedTensor::from_owner(owner).unwrap();
         let want = expected(&values, shape, strides, first);
         let view = CudaTensorView::<i16>::new(tensor.view().unwrap()).unwrap();
-        assert!(!view.is_contiguous());
+        assert!(!view.is_compact());
         assert_eq!(
             view.to_host_vec(Some(&stream)).unwrap(),
             want,
@@ -527,7 +527,7 @@ fn gpu_strided_device_tensors_are_gathered() {
         drop(view);
         // Device to device: compact, the same values.
         let copy = cuda::to_device(tensor, device, CopyMode::Always, Some(&stream)).unwrap();
-        assert!(copy.view().unwrap().is_contiguous());
+        assert!(copy.view().unwrap().is_compact());
         assert_eq!(
             read::<i16>(&copy),
             want,

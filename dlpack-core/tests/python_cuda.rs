@@ -14,7 +14,7 @@ use dlpack_core::Device;
 use dlpack_core::cuda::cudarc::driver::{CudaContext, DevicePtr};
 use dlpack_core::cuda::{self, CudaBuffer, CudaTensorView, StreamArg};
 use dlpack_core::python::{
-    DlpackRequest, USED_LEGACY, capsule_tensor, from_dlpack, from_dlpack_on_stream,
+    DlpackRequest, USED_LEGACY, capsule_tensor, import_tensor, import_tensor_on_stream,
     versioned_capsule,
 };
 use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
@@ -198,8 +198,8 @@ fn gpu_python_the_consumer_names_its_stream() {
         ] {
             let producer = recording(py, device, export()?)?;
             let tensor = match stream {
-                Some(stream) => from_dlpack_on_stream(&producer, None, None, stream)?,
-                None => from_dlpack(&producer, None, None)?,
+                Some(stream) => import_tensor_on_stream(&producer, None, None, stream)?,
+                None => import_tensor(&producer, None, None)?,
             };
             assert_eq!(tensor.device(), device);
             let streams: Vec<i128> = producer.getattr("streams")?.extract()?;
@@ -208,7 +208,7 @@ fn gpu_python_the_consumer_names_its_stream() {
         // A stream of another device than the tensor's: refused before the producer is asked.
         let elsewhere = Device::cuda(device.device_id + 1);
         let producer = recording(py, elsewhere, export()?)?;
-        let err = from_dlpack_on_stream(&producer, None, None, &ours).unwrap_err();
+        let err = import_tensor_on_stream(&producer, None, None, &ours).unwrap_err();
         assert!(err.is_instance_of::<PyValueError>(py), "{err}");
         assert!(err.to_string().contains("pass a stream of"), "{err}");
         let streams: Vec<i128> = producer.getattr("streams")?.extract()?;
@@ -228,7 +228,7 @@ fn gpu_python_a_consumer_copy_runs_on_the_consumers_stream() {
         let original = buffer.slice().device_ptr(&ours).0;
         // A producer that ignores `copy=True` (it hands out what it has).
         let producer = recording(py, device, versioned_capsule(py, buffer.into_dlpack()?)?)?;
-        let copy = from_dlpack_on_stream(&producer, None, Some(true), &ours)?;
+        let copy = import_tensor_on_stream(&producer, None, Some(true), &ours)?;
         assert!(copy.flags().contains(Flags::IS_COPIED));
         let view = CudaTensorView::<f64>::new(copy.view()?)?;
         assert_eq!(view.device(), device);
@@ -258,7 +258,7 @@ fn gpu_python_a_producer_that_does_not_say_its_device_is_ordered_by_the_legacy_s
         let producer = globals.get_item("Mute")?.unwrap().call1((capsule,))?;
 
         let gate = Gate::hold(&legacy);
-        let tensor = from_dlpack_on_stream(&producer, None, None, &ours)?;
+        let tensor = import_tensor_on_stream(&producer, None, None, &ours)?;
         let after = cuda::with_current(&context, || ours.record_event(None))?
             .expect("record on our stream");
         assert_eq!(
@@ -315,7 +315,7 @@ fn import_keeps_the_callers_context(device: Device, bound: Option<&Arc<CudaConte
         let capsule = versioned_capsule(py, buffer.into_dlpack()?)?;
         let producer = watching(py, device, capsule, Arc::clone(&seen))?;
         bind(bound.map(|context| &**context));
-        let tensor = from_dlpack(&producer, None, None)?;
+        let tensor = import_tensor(&producer, None, None)?;
         let after_import = current().map_or(0, |c| c.expose_provenance());
         drop(tensor);
         let after_release = current().map_or(0, |c| c.expose_provenance());

@@ -8,8 +8,8 @@
 
 use core::any::type_name;
 
+use crate::Device;
 use crate::convert::DlpackDevice;
-use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
 use crate::set::DeviceSet;

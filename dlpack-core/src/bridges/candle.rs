@@ -145,7 +145,7 @@ use candle_core::{
     Tensor,
 };
 
-use crate::tensor::from_dlpack::{lend_host, read_view};
+use crate::tensor::convert::{lend_host, read_view};
 use crate::tensor::{
     Flags, FromDlpackTensor, TensorOwner, TensorParts, TensorView, ToDlpackTensor,
 };
@@ -653,7 +653,7 @@ fn tensor_from_view(view: &TensorView<'_>) -> Result<Tensor, Error> {
     // Validated: every dimension is non-negative and their product fits `isize`.
     let shape: Vec<usize> = view.shape().iter().map(|&d| d as usize).collect();
     let compact;
-    let view = if view.is_contiguous() {
+    let view = if view.is_compact() {
         view
     } else {
         compact = view.to_dlpack_tensor()?;

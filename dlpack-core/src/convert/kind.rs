@@ -21,8 +21,8 @@
 //! the caller reads.
 
 use super::{DlpackDataType, DlpackDevice};
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::error::Error;
 use crate::tensor::{FromDlpackTensor, ToDlpackTensor};
 

@@ -17,8 +17,8 @@ pub(crate) mod kind;
 
 pub use from_dlpack::{FromDlpack, Source, from_dlpack};
 
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::error::Error;
 use crate::set::{DataTypeSet, DeviceSet};
 

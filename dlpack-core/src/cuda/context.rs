@@ -7,9 +7,9 @@ use cudarc::driver::CudaContext;
 
 use super::driver::{Check, driver, driver_error, ordinal};
 use super::scope::preserve;
-use crate::device::Device;
+use crate::Device;
+use crate::cuda::error::CudaError;
 use crate::error::Error;
-use crate::error::cuda::CudaError;
 
 /// The primary context of a `cuda:n` device: the one CUDA runtime users (PyTorch, CuPy, JAX)
 /// share, so pointers and streams exchanged with them belong to it.

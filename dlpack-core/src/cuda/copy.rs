@@ -2,9 +2,9 @@
 //! the decision it leads to between CPU and CUDA memory; [`to_device`](super::to_device)
 //! carries it out.
 
-use crate::device::Device;
+use crate::Device;
+use crate::cuda::error::CudaError;
 use crate::error::Error;
-use crate::error::cuda::CudaError;
 use crate::ffi::DLDeviceType;
 
 /// The `copy` argument of `from_dlpack`: whether the result may, must not, or must be a copy.

@@ -3,7 +3,7 @@
 use cudarc::driver::{result, sys};
 
 use super::driver::{Check, device_count, ordinal};
-use crate::device::Device;
+use crate::Device;
 use crate::error::Error;
 
 /// Every CUDA device of this machine, `cuda:0` to `cuda:{n-1}` in the driver's order (which

@@ -5,9 +5,9 @@ use std::sync::OnceLock;
 
 use cudarc::driver::{CudaContext, DriverError, result, sys};
 
-use crate::device::Device;
+use crate::Device;
+use crate::cuda::error::CudaError;
 use crate::error::Error;
-use crate::error::cuda::CudaError;
 use crate::ffi::DLDeviceType;
 
 /// Whether the driver library loads and `cuInit` succeeded, decided once per process.

@@ -6,8 +6,8 @@ use core::cell::{Cell, RefCell};
 
 use super::plan::Block;
 use super::raw::{Driver, Dst, RawContext, RawStream, Rect, Src};
+use crate::cuda::error::CudaError;
 use crate::error::Error;
-use crate::error::cuda::CudaError;
 
 /// A call the backend made, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use crate::tensor::TensorView;
 /// The copies that gather `view` into compact memory, and the offset of the byte they start
 /// from. A compact tensor (packed sub-byte types included) is its byte range, in one run.
 fn plan(view: &TensorView<'_>, max_pitch: usize) -> (Plan, isize) {
-    if view.is_contiguous() {
+    if view.is_compact() {
         let range = view.byte_range();
         let len = i64::try_from(range.len()).unwrap_or(i64::MAX);
         return (Plan::new(&[len], &[1], 1, max_pitch), range.start);

@@ -144,27 +144,29 @@
 /// ```
 pub use cudarc;
 
-pub(crate) mod context;
-pub(crate) mod copy;
+mod context;
+mod copy;
 mod device;
-pub(crate) mod driver;
-pub(crate) mod export;
+mod driver;
+pub(crate) mod error;
+mod export;
 #[cfg(test)]
 mod fake;
-pub(crate) mod gather;
-pub(crate) mod order;
+mod gather;
+pub(crate) mod interop;
+mod order;
 mod plan;
-pub(crate) mod raw;
-pub(crate) mod scope;
-pub(crate) mod stream;
-pub(crate) mod transfer;
+mod raw;
+mod scope;
+mod stream;
+mod transfer;
 mod view;
 mod wait;
 
-pub use crate::error::cuda::CudaError;
 pub use context::context;
 pub use copy::CopyMode;
 pub use device::{CudaDeviceInfo, cuda_device_info, cuda_devices, try_cuda_devices};
+pub use error::CudaError;
 pub use export::CudaBuffer;
 pub use order::{Synced, sync_for_consumer};
 pub use scope::with_current;

@@ -21,8 +21,8 @@
 use cudarc::driver::CudaStream;
 
 use super::raw::{LEGACY, PER_THREAD};
+use crate::cuda::error::CudaError;
 use crate::error::Error;
-use crate::error::cuda::CudaError;
 
 /// The `stream` argument of `__dlpack__` for a CUDA tensor, parsed: where the consumer will
 /// use the tensor.

@@ -18,12 +18,12 @@ use super::raw::{Cuda, Driver, Dst, Rect, Src};
 use super::scope::{enter, preserve};
 use super::view::CudaTensorView;
 use super::wait::sync_for_host;
+use crate::DataType;
+use crate::Device;
 use crate::ManagedTensor;
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::cuda::error::CudaError;
 use crate::element::Element;
 use crate::error::Error;
-use crate::error::cuda::CudaError;
 use crate::ffi::DLDeviceType;
 use crate::tensor::import::compact::copy_flags;
 use crate::tensor::{Flags, TensorOwner, TensorParts, TensorView};
@@ -205,7 +205,7 @@ fn queue_to_device(
     stream: &Arc<CudaStream>,
 ) -> Result<Option<CudaSlice<u8>>, Error> {
     let across = view.device().device_type == DLDeviceType::CUDA
-        && !view.is_contiguous()
+        && !view.is_compact()
         && usize::try_from(view.device().device_id) != Ok(stream.context().ordinal());
     if !across {
         queue(view, Dst::Device(dst), stream)?;

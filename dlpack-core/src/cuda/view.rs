@@ -6,9 +6,9 @@ use core::ops::Deref;
 
 use cudarc::driver::sys::CUdeviceptr;
 
+use crate::cuda::error::CudaError;
 use crate::element::Element;
 use crate::error::Error;
-use crate::error::cuda::CudaError;
 use crate::ffi::DLDeviceType;
 use crate::tensor::{Flags, TensorError, TensorView};
 
@@ -176,7 +176,7 @@ impl<'a, T: Element> CudaTensorView<'a, T> {
 /// # let view = unsafe { TensorView::from_dl_tensor(&raw, Flags::EMPTY, DLPackVersion::CURRENT)? };
 /// let cuda = CudaTensorView::<u8>::new(view)?; // a transposed 3 x 2 in managed memory
 /// assert_eq!((cuda.shape(), cuda.strides()), (&[3, 2][..], &[1, 3][..]));
-/// assert_eq!((cuda.len(), cuda.is_contiguous()), (6, false));
+/// assert_eq!((cuda.len(), cuda.is_compact()), (6, false));
 /// assert_eq!(cuda.device(), Device::CUDA_MANAGED);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```

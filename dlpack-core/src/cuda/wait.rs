@@ -11,7 +11,7 @@ use super::driver::{attribute, device_count};
 use super::order::raw_stream;
 use super::raw::{Cuda, Driver, RawContext, RawStream};
 use super::scope::{Scope, raw_context};
-use crate::device::Device;
+use crate::Device;
 use crate::error::Error;
 
 /// Makes the host wait until the GPU work on memory on `memory` is done, before the host reads

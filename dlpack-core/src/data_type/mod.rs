@@ -6,9 +6,9 @@ use core::str::FromStr;
 
 use dlpack_grammar::DataTypeParts;
 
+use crate::DataType;
 use crate::error::Error;
 use crate::ffi::DLDataTypeCode;
-pub(crate) use crate::ffi::value::DataType;
 
 mod packed;
 

@@ -8,12 +8,7 @@ use core::fmt;
 
 use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, InvalidDevice};
 
-#[cfg(feature = "cuda")]
-pub(crate) mod cuda;
-pub(crate) mod limits;
-pub(crate) mod tensor;
-
-pub(crate) use tensor::TensorError;
+pub(crate) use crate::tensor::TensorError;
 
 use crate::set::DeviceRange;
 use crate::{DataType, Device};
@@ -113,7 +108,7 @@ pub enum Error {
     /// A failure of the CUDA backend: no driver, a driver call that failed, a bad `stream`
     /// argument, a copy that `copy=False` forbids (feature `cuda`).
     #[cfg(feature = "cuda")]
-    Cuda(cuda::CudaError),
+    Cuda(crate::cuda::CudaError),
 }
 
 impl Error {
@@ -259,8 +254,8 @@ impl From<TensorError> for Error {
 /// use dlpack_core::{Error, cuda::CudaError};
 /// assert_eq!(Error::from(CudaError::NoDriver), Error::Cuda(CudaError::NoDriver));
 /// ```
-impl From<cuda::CudaError> for Error {
-    fn from(error: cuda::CudaError) -> Self {
+impl From<crate::cuda::CudaError> for Error {
+    fn from(error: crate::cuda::CudaError) -> Self {
         Self::Cuda(error)
     }
 }

@@ -118,7 +118,6 @@ macro_rules! assert_layout {
 
 mod code;
 mod exchange;
-pub(crate) mod flags;
 mod tensor;
 pub(crate) mod value;
 

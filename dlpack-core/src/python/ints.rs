@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
 
 use super::message::{repr, type_name};
-use crate::device::Device;
+use crate::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
 

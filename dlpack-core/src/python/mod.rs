@@ -4,9 +4,9 @@
 //!
 //! | Protocol | Hand to Python | Take from Python |
 //! |---|---|---|
-//! | tensors: `__dlpack__`, `__dlpack_device__` | [`pymethods(tensor)`](pymethods) and [`TensorClass`], [`DlpackRequest`], [`to_python`] | [`from_dlpack`], [`capsule_tensor`], [`dispatch_from_dlpack`] |
-//! | tensors, in C: `__dlpack_c_exchange_api__` (DLPack 1.3) | [`ExchangeTensor`], [`ExchangeApi`] | [`from_dlpack`], [`with_tensor_view`] |
-//! | CUDA tensors, with streams (feature `cuda`) | `DlpackRequest::cuda_capsule` | `from_dlpack_on_stream` |
+//! | tensors: `__dlpack__`, `__dlpack_device__` | [`pymethods(tensor)`](pymethods) and [`TensorClass`], [`DlpackRequest`], [`to_python`] | [`import_tensor`], [`from_dlpack`] |
+//! | tensors, in C: `__dlpack_c_exchange_api__` (DLPack 1.3) | [`ExchangeTensor`], [`ExchangeApi`] | [`import_tensor`], [`with_tensor_view`] |
+//! | CUDA tensors, with streams (feature `cuda`) | `DlpackRequest::cuda_capsule` | `import_tensor_on_stream` |
 //! | data types: `__dlpack_data_type__` | [`pymethods(data_type)`](pymethods), [`DataTypeLike`] (a [`PyDataType`]), [`numpy_dtype`] | [`DataTypeLike`], [`value_kind`] |
 //! | devices: `__dlpack_device__` | [`pymethods(device)`](pymethods), [`DeviceLike`] (a [`PyDevice`]) | [`DeviceLike`], [`value_kind`] |
 //!
@@ -102,7 +102,7 @@
 //! implement [`TensorClass`]: it writes `__dlpack__(*, stream=None, max_version=None,
 //! dl_device=None, copy=None)` with the arguments checked ([`DlpackRequest::new`]) and
 //! `__dlpack_device__()`, and your `dlpack` decides with [`DlpackRequest::plan`] whether to
-//! share the memory or copy it, and finishes with [`DlpackRequest::export`] (a tensor in
+//! share the memory or copy it, and finishes with [`DlpackRequest::answer`] (a tensor in
 //! hand) or [`DlpackRequest::capsule`] (any [`TensorOwner`](crate::tensor::TensorOwner)); the
 //! example is [`TensorClass`]'s. The capsule is named `dltensor_versioned` when the consumer's
 //! `max_version` has a major version of 1 or more, `dltensor` otherwise. Its destructor frees
@@ -110,7 +110,7 @@
 //! [`versioned_capsule`] and [`legacy_capsule`] make either capsule of a tensor in hand, for a
 //! `__dlpack__` written by hand.
 //!
-//! **Consumer.** [`from_dlpack`] takes anything with `__dlpack__`, or a capsule: it calls
+//! **Consumer.** [`import_tensor`] takes anything with `__dlpack__`, or a capsule: it calls
 //! `__dlpack__(max_version=(1, 3), …)`, falls back to the legacy `__dlpack__()` on a
 //! `TypeError` (as NumPy does), renames the capsule it consumed, refuses a capsule consumed
 //! before, checks the version, and honours `device=` and `copy=`. Both ABIs come back as a
@@ -210,7 +210,7 @@
 //! Python exceptions require. A foreign function called with your tensor (TVM FFI's) allocates
 //! its results through your allocator and hands them back as your type.
 //!
-//! **Consumer.** [`from_dlpack`] looks `__dlpack_c_exchange_api__` up on the object's *type*,
+//! **Consumer.** [`import_tensor`] looks `__dlpack_c_exchange_api__` up on the object's *type*,
 //! once per type (with the protocol kind, in the same cache, as TVM FFI caches its per-type
 //! decision), takes the first table of major version 1 in the `prev_api` chain (a newer table
 //! alone is no table: `__dlpack__` is asked), and exports through it before `__dlpack__`. A
@@ -220,7 +220,7 @@
 //!
 //! **Kernels.** [`with_tensor_view`] lends a validated [`TensorView`](crate::tensor::TensorView)
 //! of any Python tensor for the duration of a closure: through `dltensor_from_py_object_no_sync`
-//! when the type publishes it (nothing allocated), through [`from_dlpack`] otherwise. It is the
+//! when the type publishes it (nothing allocated), through [`import_tensor`] otherwise. It is the
 //! way to write a Rust kernel that takes tensors from Python.
 //!
 //! # CUDA tensors and streams (features `pyo3` and `cuda`)
@@ -243,15 +243,15 @@
 //!   `DlpackRequest::cuda_stream` the parsed argument. They are `unsafe`: a stream handle is
 //!   the consumer's promise (the standard requires a live stream of the tensor's device), which
 //!   the driver cannot check before using it.
-//! - **Consumer.** [`from_dlpack`] picks the stream from where the tensor *is*
+//! - **Consumer.** [`import_tensor`] picks the stream from where the tensor *is*
 //!   (`obj.__dlpack_device__()`): `stream=1`, the legacy default stream, for `cuda:n`,
 //!   `cuda_managed` and `cuda_host` tensors (what PyTorch passes for its default stream), none
 //!   for a CPU tensor whatever `device=` asks; it makes the tensor's device current around the
 //!   call (PyTorch exports only tensors of its current device), and when `device=` differs it
-//!   imports the tensor where it is and copies it here. `from_dlpack_on_stream` names a stream
+//!   imports the tensor where it is and copies it here. `import_tensor_on_stream` names a stream
 //!   of yours instead, and makes the consumer's copies on it. A producer that cannot say where
 //!   its tensor is (no `__dlpack_device__`, or one that fails) is asked without `stream=`, as
-//!   without the feature, and `from_dlpack_on_stream` then makes your stream wait for the
+//!   without the feature, and `import_tensor_on_stream` then makes your stream wait for the
 //!   legacy default stream, where such a producer ordered its work. Pinned and managed memory
 //!   read on the host is waited for first.
 //!
@@ -263,7 +263,7 @@
 //!
 //! use dlpack_core::cuda::cudarc::driver::{CudaStream, DevicePtr};
 //! use dlpack_core::cuda::{self, CudaBuffer, CudaTensorView};
-//! use dlpack_core::python::{DlpackRequest, from_dlpack_on_stream};
+//! use dlpack_core::python::{DlpackRequest, import_tensor_on_stream};
 //! use dlpack_core::tensor::{TensorOwner, TensorParts};
 //! use dlpack_core::{DataType, Device};
 //! use pyo3::prelude::*;
@@ -331,7 +331,7 @@
 //!     let floats = Bound::new(py, CudaFloats { buffer, stream: Arc::clone(&stream) })?;
 //!     // A consumer on a stream of its own (PyTorch and CuPy pass their current stream so).
 //!     let consumer = context.new_stream().map_err(dlpack_core::Error::from)?;
-//!     let tensor = from_dlpack_on_stream(floats.as_any(), None, None, &consumer)?;
+//!     let tensor = import_tensor_on_stream(floats.as_any(), None, None, &consumer)?;
 //!     let view = CudaTensorView::<f32>::new(tensor.view()?)?;
 //!     // Read on the consumer's stream, which waits for the upload queued on `stream`.
 //!     assert_eq!(view.to_host_vec(Some(&consumer))?, [1.0, 2.0, 3.0]);
@@ -379,6 +379,7 @@
 //! Use `#[pyclass]` types from this module in an extension built with maturin (or any PyO3
 //! build); the module itself needs no `abi3` or other PyO3 feature.
 
+mod capsule;
 mod class;
 mod class_cache;
 mod error;
@@ -388,19 +389,19 @@ mod ints;
 mod message;
 mod values;
 
-#[doc(hidden)]
-pub use class::generated as __generated;
-pub use class::{ProtocolClass, TensorClass, add_values, dispatch_from_dlpack};
-pub use export::capsule::{
+pub use capsule::{
     LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, capsule_tensor, legacy_capsule,
     versioned_capsule,
 };
+#[doc(hidden)]
+pub use class::generated as __generated;
+pub use class::{ProtocolClass, TensorClass, add_values, from_dlpack};
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 pub use export::tensor::{PyTensor, to_python};
 #[cfg(feature = "cuda")]
-pub use import::from_dlpack_on_stream;
-pub use import::{from_dlpack, with_tensor_view};
+pub use import::import_tensor_on_stream;
+pub use import::{import_tensor, with_tensor_view};
 pub use values::classify::{EXCHANGE_API, ProtocolKind, protocol_kind};
 pub use values::numpy::numpy_dtype;
 pub use values::objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};

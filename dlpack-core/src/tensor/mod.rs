@@ -217,9 +217,14 @@
 //! import
 //! ```
 
+pub(crate) mod convert;
+pub(crate) mod error;
 pub(crate) mod export;
-pub(crate) mod from_dlpack;
+pub(crate) mod flags;
 pub(crate) mod import;
+pub(crate) mod legacy;
+pub(crate) mod limits;
+pub(crate) mod managed;
 
 #[cfg(feature = "ndarray")]
 mod ndarray;
@@ -227,17 +232,17 @@ mod ndarray;
 #[cfg(test)]
 mod tests;
 
-pub use crate::error::limits::MAX_NDIM;
-pub use crate::error::tensor::TensorError;
-pub use crate::ffi::flags::Flags;
+pub use convert::{FromDlpackTensor, ToDlpackTensor};
+pub use error::TensorError;
 pub use export::dims::Dims;
-pub use export::legacy::LegacyManagedTensor;
-pub use export::owned::ManagedTensor;
 pub use export::owner::TensorOwner;
 pub use export::parts::{CheckedLayout, TensorParts};
-pub use from_dlpack::{FromDlpackTensor, ToDlpackTensor};
+pub use flags::Flags;
 pub use import::abi::Abi;
 pub use import::iter::{Iter, IterMut};
 pub use import::meta::TensorMeta;
 pub use import::view::TensorView;
 pub use import::view_mut::TensorViewMut;
+pub use legacy::LegacyManagedTensor;
+pub use limits::MAX_NDIM;
+pub use managed::ManagedTensor;

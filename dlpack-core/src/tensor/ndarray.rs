@@ -29,15 +29,15 @@ use ndarray::{
 
 use crate::element::Element;
 use crate::error::Error;
-use crate::error::tensor::TensorError;
-use crate::ffi::flags::Flags;
-use crate::tensor::export::owned::ManagedTensor;
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
+use crate::tensor::convert::{FromDlpackTensor, ToDlpackTensor, lend_host, read_view};
 use crate::tensor::export::{owner::TensorOwner, parts::TensorParts};
-use crate::tensor::from_dlpack::{FromDlpackTensor, ToDlpackTensor, lend_host, read_view};
 use crate::tensor::import::host::{Walk, check_align, check_bools, check_nested};
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::view::TensorView;
 use crate::tensor::import::view_mut::TensorViewMut;
+use crate::tensor::managed::ManagedTensor;
 
 /// What an `ndarray` view needs: the lowest-addressed element, the shape, the absolute
 /// strides, and the axes to invert afterwards (`from_shape_ptr` takes non-negative strides

@@ -4,7 +4,7 @@
 //! (non-blocking, so it never waits for the legacy default stream implicitly): the library's
 //! *current stream*, as PyTorch and CuPy have one. A tensor's pending work is queued there, so
 //! it is the producer stream of `__dlpack__` (`DlpackRequest::cuda_capsule`) and the stream
-//! `from_dlpack` names to producers (`from_dlpack_on_stream`).
+//! `from_dlpack` names to producers (`import_tensor_on_stream`).
 //!
 //! Every driver call here runs inside `dlpack_core::cuda::with_current`: cudarc binds the
 //! context of what it touches and leaves it bound, and PyTorch and CuPy take the thread's
@@ -21,7 +21,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use dlpack_core::cuda::cudarc::driver::{CudaContext, CudaStream, DevicePtr, result, sys};
 use dlpack_core::cuda::{self as backend, CopyMode, CudaBuffer};
-use dlpack_core::python::{DeviceLike, from_dlpack_on_stream};
+use dlpack_core::python::{DeviceLike, import_tensor_on_stream};
 use dlpack_core::{Device as DlDevice, ManagedTensor};
 use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
@@ -400,5 +400,5 @@ fn from_dlpack_on(
             context.wrap_borrowed_stream(core::ptr::with_exposed_provenance_mut(handle))
         },
     };
-    Tensor::import(from_dlpack_on_stream(x, None, copy, &stream)?)
+    Tensor::import(import_tensor_on_stream(x, None, copy, &stream)?)
 }

@@ -35,7 +35,7 @@ pub use tensor::Tensor;
 #[pymodule]
 mod dlpack_demo {
     use dlpack_core::python::{
-        DataTypeLike, DeviceLike, ProtocolKind, ValueKind, add_values, dispatch_from_dlpack,
+        DataTypeLike, DeviceLike, ProtocolKind, ValueKind, add_values,
         protocol_kind, read_tensor_device, value_kind,
     };
     use dlpack_core::{DataType, Device as DlDevice};
@@ -80,11 +80,11 @@ mod dlpack_demo {
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let device = device.map(|d| d.0);
-        dispatch_from_dlpack::<DType, PyDevice, _>(obj, device, copy, |obj, device, copy| {
+        dlpack_core::python::from_dlpack::<DType, PyDevice, _>(obj, device, copy, |obj, device, copy| {
             #[cfg(feature = "cuda")]
             let imported = super::tensor::import_on_stream(obj, device, copy)?;
             #[cfg(not(feature = "cuda"))]
-            let imported = dlpack_core::python::from_dlpack(obj, device, copy)?;
+            let imported = dlpack_core::python::import_tensor(obj, device, copy)?;
             Tensor::import(imported)
         })
     }
@@ -98,7 +98,7 @@ mod dlpack_demo {
         }
         match protocol_kind(obj)? {
             Some(ProtocolKind::Tensor) => {
-                let imported = dlpack_core::python::from_dlpack(obj, None, None)?;
+                let imported = dlpack_core::python::import_tensor(obj, None, None)?;
                 let view = imported.view()?;
                 Ok(<DType as dlpack_core::DlpackDataType>::from_dlpack_data_type(view.dtype())?)
             }

@@ -5,13 +5,13 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use super::methods::{DataTypeClass, DeviceClass, new_data_type, new_device};
-use crate::device::Device;
+use crate::Device;
 use crate::python::{ValueKind, value_kind};
 
 /// `from_dlpack(obj, device=None, copy=None)` as the DLPack RFC proposes it, over your tensor
 /// type `T`, data type class `D` and device class `V`: a tensor (anything with `__dlpack__`, a
 /// DLPack capsule) becomes a `T` through `import` (usually
-/// [`from_dlpack`](crate::python::from_dlpack) and your tensor's constructor), honouring
+/// [`import_tensor`](crate::python::import_tensor) and your tensor's constructor), honouring
 /// `device=` and `copy=`; a data type object or name becomes a `D`, and a device object, name
 /// or `(device_type, device_id)` tuple a `V`, read as [`DataTypeLike`](crate::python::DataTypeLike)
 /// and [`DeviceLike`](crate::python::DeviceLike) read them. Which one `obj` is, is decided as
@@ -24,7 +24,7 @@ use crate::python::{ValueKind, value_kind};
 /// ```
 /// use std::sync::Arc;
 ///
-/// use dlpack_core::python::{DeviceLike, dispatch_from_dlpack};
+/// use dlpack_core::python::DeviceLike;
 /// use dlpack_core::{Device, DlpackDataType, DlpackDevice, ManagedTensor};
 /// use pyo3::prelude::*;
 ///
@@ -57,8 +57,8 @@ use crate::python::{ValueKind, value_kind};
 ///     device: Option<DeviceLike<Device>>,
 ///     copy: Option<bool>,
 /// ) -> PyResult<Bound<'py, PyAny>> {
-///     dispatch_from_dlpack::<DType, Place, _>(obj, device.map(|d| d.0), copy, |obj, device, copy| {
-///         let tensor = dlpack_core::python::from_dlpack(obj, device, copy)?;
+///     dlpack_core::python::from_dlpack::<DType, Place, _>(obj, device.map(|d| d.0), copy, |obj, device, copy| {
+///         let tensor = dlpack_core::python::import_tensor(obj, device, copy)?;
 ///         Ok(Floats(tensor.view()?.to_vec::<f32>()?.into()))
 ///     })
 /// }
@@ -80,7 +80,7 @@ use crate::python::{ValueKind, value_kind};
 /// # use pyo3::types::IntoPyDict;
 /// # Ok::<(), PyErr>(())
 /// ```
-pub fn dispatch_from_dlpack<'py, D, V, T>(
+pub fn from_dlpack<'py, D, V, T>(
     obj: &Bound<'py, PyAny>,
     device: Option<Device>,
     copy: Option<bool>,

@@ -14,9 +14,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyTuple, PyType};
 
 use super::names::{class_name, python_error};
+use crate::DataType;
+use crate::Device;
 use crate::convert::{DlpackDataType, DlpackDevice};
-use crate::data_type::DataType;
-use crate::device::Device;
 use crate::python::{DataTypeLike, DeviceLike, numpy_dtype};
 
 /// A `#[pyclass]` whose values are DLPack data types, completed by `#[pymethods(data_type)]`,

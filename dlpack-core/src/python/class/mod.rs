@@ -1,8 +1,8 @@
 //! Protocol classes from one attribute: [`pymethods`](crate::python::pymethods) writes every
 //! method Python sees on a framework's dtype or device class, and a tensor class's
 //! `__dlpack__` and `__dlpack_device__` around its [`TensorClass`] impl; [`add_values`] names its unit
-//! values in a module, [`dispatch_from_dlpack`] is the RFC's `from_dlpack`, and
-//! [`DlpackRequest::export`](crate::python::DlpackRequest::export) the end of a `__dlpack__`.
+//! values in a module, [`from_dlpack`] is the RFC's `from_dlpack`, and
+//! [`DlpackRequest::answer`](crate::python::DlpackRequest::answer) the end of a `__dlpack__`.
 //!
 //! The generated methods are one-line wrappers over the generic functions of `methods`, so
 //! the behaviour is written once, here, and a generated `__dlpack_data_type__` costs what a
@@ -16,13 +16,12 @@
 //! ```
 
 mod dispatch;
-mod export;
 pub(crate) mod methods;
 mod names;
 mod tensor;
 mod values;
 
-pub use dispatch::dispatch_from_dlpack;
+pub use dispatch::from_dlpack;
 pub use tensor::TensorClass;
 pub use values::{ProtocolClass, add_values};
 

@@ -5,7 +5,7 @@ use pyo3::PyClass;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::device::Device;
+use crate::Device;
 use crate::python::DlpackRequest;
 
 /// A Python tensor class, as [`pymethods(tensor)`](crate::python::pymethods) completes it: you
@@ -20,7 +20,7 @@ use crate::python::DlpackRequest;
 /// ```
 /// use std::sync::Arc;
 ///
-/// use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, TensorClass, from_dlpack};
+/// use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, TensorClass, import_tensor};
 /// use dlpack_core::{Device, ManagedTensor};
 /// use pyo3::prelude::*;
 /// use pyo3::types::PyCapsule;
@@ -49,7 +49,7 @@ use crate::python::DlpackRequest;
 ///             ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &shape)?,
 ///             ExportPlan::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &shape)?,
 ///         };
-///         request.export(py, plan, tensor)
+///         request.answer(py, plan, tensor)
 ///     }
 /// }
 ///
@@ -58,7 +58,7 @@ use crate::python::DlpackRequest;
 ///     let floats = Bound::new(py, Floats(Arc::from([1.0_f32, 2.0, 3.0])))?;
 ///     assert_eq!(floats.call_method0("__dlpack_device__")?.extract::<(i32, i32)>()?, (1, 0));
 ///     // A consumer (here our own `from_dlpack`; NumPy's works the same) asks for DLPack 1.3.
-///     let tensor = from_dlpack(floats.as_any(), None, None)?;
+///     let tensor = import_tensor(floats.as_any(), None, None)?;
 ///     let view = tensor.view()?;
 ///     assert_eq!(view.as_slice::<f32>()?, [1.0, 2.0, 3.0]);
 ///     assert!(view.flags().contains(dlpack_core::tensor::Flags::READ_ONLY));
@@ -107,7 +107,7 @@ pub trait TensorClass: PyClass {
 
     /// The capsule for one `__dlpack__` call, whose arguments `request` holds, checked: decide
     /// with [`DlpackRequest::plan`] whether to share or copy, and finish with
-    /// [`DlpackRequest::export`] (or [`DlpackRequest::capsule`] for a
+    /// [`DlpackRequest::answer`] (or [`DlpackRequest::capsule`] for a
     /// [`TensorOwner`](crate::tensor::TensorOwner); `DlpackRequest::cuda_capsule` for CUDA
     /// memory).
     ///
@@ -130,7 +130,7 @@ pub trait TensorClass: PyClass {
     ///             ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &[self.0.len()])?,
     ///             ExportPlan::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &[self.0.len()])?,
     ///         };
-    ///         request.export(py, plan, tensor)
+    ///         request.answer(py, plan, tensor)
     ///     }
     /// }
     ///

@@ -216,14 +216,14 @@ impl PyTensor {
 /// that cannot be exported is refused here, with the reason, as a `BufferError`.
 ///
 /// ```
-/// use dlpack_core::python::{PyTensor, from_dlpack, to_python};
+/// use dlpack_core::python::{PyTensor, import_tensor, to_python};
 /// use pyo3::prelude::*;
 ///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let object: Bound<'_, PyTensor> = to_python(py, &[1.5_f64, 2.5][..])?;
 ///     // `numpy.from_dlpack(object)` reads it the same way as this crate's consumer:
-///     let tensor = from_dlpack(object.as_any(), None, None)?;
+///     let tensor = import_tensor(object.as_any(), None, None)?;
 ///     assert_eq!(tensor.view()?.as_slice::<f64>()?, [1.5, 2.5]);
 ///     Ok(())
 /// })?;

@@ -10,16 +10,16 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
 
-use crate::device::Device;
+use crate::Device;
 use crate::ffi::DLPackVersion;
-use crate::python::export::capsule::capsule_tensor;
+use crate::python::capsule::capsule_tensor;
 use crate::python::import::table::Table;
 use crate::python::message::type_name;
 use crate::python::values::classify::{TensorClass, tensor_class};
 use crate::tensor::ManagedTensor;
 
 /// The tensor `obj` holds: a capsule consumed as it is, or what `obj.__dlpack__(…)` returns
-/// (see [`from_dlpack`](super::from_dlpack)). `stream`, when given, is passed as `stream=` in
+/// (see [`import_tensor`](super::import_tensor)). `stream`, when given, is passed as `stream=` in
 /// both the versioned call and the legacy fallback (the legacy protocol had `stream` already).
 pub(crate) fn take_tensor(
     obj: &Bound<'_, PyAny>,

@@ -1,4 +1,4 @@
-//! A compact host copy of a tensor, for `from_dlpack(..., copy=True)` when the producer did
+//! A compact host copy of a tensor, for `import_tensor(..., copy=True)` when the producer did
 //! not copy: the crate's one host copy, with its refusals as Python's `BufferError`.
 
 use pyo3::prelude::*;
@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use crate::ManagedTensor;
 use crate::python::error::buffer_error;
 use crate::tensor::TensorView;
-use crate::tensor::from_dlpack::compact_copy;
+use crate::tensor::managed::compact_copy;
 
 /// Copies the elements of `view` into a new compact host tensor flagged `IS_COPIED` (and
 /// `IS_SUBBYTE_TYPE_PADDED` for padded sub-byte elements, which stay padded).

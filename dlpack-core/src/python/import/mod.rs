@@ -30,7 +30,7 @@ mod view;
 use pyo3::prelude::*;
 
 #[cfg(feature = "cuda")]
-pub use cuda::from_dlpack_on_stream;
+pub use cuda::import_tensor_on_stream;
 pub use view::with_tensor_view;
 
 #[cfg(not(feature = "cuda"))]
@@ -38,11 +38,12 @@ use ask::take_tensor;
 #[cfg(not(feature = "cuda"))]
 use settle::settle;
 
-use crate::device::Device;
+use crate::Device;
 use crate::tensor::ManagedTensor;
 
-/// `from_dlpack(obj, device=None, copy=None)` of the array API standard, for a consumer in
-/// Rust: the tensor `obj` holds, imported without a copy unless one is asked for or needed.
+/// The tensor `obj` holds, for a consumer in Rust: the array API standard's `from_dlpack(obj,
+/// device=None, copy=None)` for tensors, imported without a copy unless one is asked for or
+/// needed. ([`from_dlpack`](crate::python::from_dlpack) also takes data types and devices.)
 ///
 /// - A capsule is consumed as it is ([`capsule_tensor`](crate::python::capsule_tensor)).
 /// - Otherwise `obj.__dlpack__(max_version=(1, 3), dl_device=…, copy=…)` is called (1.3 is
@@ -63,11 +64,11 @@ use crate::tensor::ManagedTensor;
 /// `obj.__dlpack_device__()` says is `cuda:n`, `cuda_managed` or `cuda_host`) is asked for with
 /// `stream=1`, the legacy default stream, as PyTorch asks for it, with its device current
 /// during the call; when `device=` names another device, the tensor is imported where it is and
-/// copied here. Use `from_dlpack_on_stream` to name another stream (see the module
+/// copied here. Use `import_tensor_on_stream` to name another stream (see the module
 /// documentation, "CUDA tensors and streams"). CPU tensors are asked for without a stream.
 ///
 /// ```
-/// use dlpack_core::python::{from_dlpack, versioned_capsule};
+/// use dlpack_core::python::{import_tensor, versioned_capsule};
 /// use dlpack_core::{Device, ManagedTensor};
 /// use pyo3::prelude::*;
 ///
@@ -83,7 +84,7 @@ use crate::tensor::ManagedTensor;
 ///     let tensor = ManagedTensor::from_vec(vec![1_i16, 2, 3], &[3])?;
 ///     let producer = globals.get_item("Producer")?.unwrap().call1((versioned_capsule(py, tensor)?,))?;
 ///
-///     let imported = from_dlpack(&producer, Some(Device::CPU), None)?;
+///     let imported = import_tensor(&producer, Some(Device::CPU), None)?;
 ///     assert_eq!(imported.view()?.as_slice::<i16>()?, [1, 2, 3]);
 ///     // DLPack 1.3 was asked for on the CPU, where there is no stream to name.
 ///     let asked: Vec<String> = producer.getattr("kwargs")?.call_method0("keys")?.try_iter()?
@@ -95,7 +96,7 @@ use crate::tensor::ManagedTensor;
 /// })?;
 /// # Ok::<(), PyErr>(())
 /// ```
-pub fn from_dlpack(
+pub fn import_tensor(
     obj: &Bound<'_, PyAny>,
     device: Option<Device>,
     copy: Option<bool>,

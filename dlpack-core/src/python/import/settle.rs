@@ -6,7 +6,7 @@ use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 
 use super::host_copy;
-use crate::device::Device;
+use crate::Device;
 use crate::python::error::buffer_error;
 use crate::tensor::{Flags, ManagedTensor};
 

@@ -1,4 +1,4 @@
-//! [`from_dlpack`](super::from_dlpack) against producers written in Python.
+//! [`import_tensor`](super::import_tensor) against producers written in Python.
 
 use std::ffi::CString;
 
@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use super::from_dlpack;
+use super::import_tensor;
 use crate::python::{legacy_capsule, versioned_capsule};
 use crate::tensor::{Flags, ManagedTensor};
 use crate::{DataType, Device};
@@ -33,7 +33,7 @@ fn from_dlpack_falls_back_to_the_legacy_call() {
         )?;
         let tensor = ManagedTensor::from_vec(vec![1.5_f32, 2.5], &[2])?.into_legacy()?;
         let producer = class.call1((legacy_capsule(py, tensor)?,))?;
-        let imported = from_dlpack(&producer, None, None)?;
+        let imported = import_tensor(&producer, None, None)?;
         assert_eq!(imported.view()?.as_slice::<f32>()?, [1.5, 2.5]);
         assert_eq!(imported.view()?.dtype(), DataType::F32);
         assert_eq!(producer.getattr("calls")?.extract::<u32>()?, 1);
@@ -47,7 +47,7 @@ fn from_dlpack_copies_when_the_producer_did_not() {
         let original = ManagedTensor::from_vec(vec![7_u16, 8, 9], &[3])?;
         let data = original.view()?.data_ptr();
         let capsule = versioned_capsule(py, original)?;
-        let copy = from_dlpack(&capsule, Some(Device::CPU), Some(true))?;
+        let copy = import_tensor(&capsule, Some(Device::CPU), Some(true))?;
         assert!(copy.flags().contains(Flags::IS_COPIED));
         assert_ne!(copy.view()?.data_ptr(), data);
         assert_eq!(copy.view()?.as_slice::<u16>()?, [7, 8, 9]);
@@ -67,7 +67,7 @@ fn from_dlpack_copies_itself_when_the_producer_refuses_to() {
         let original = ManagedTensor::from_vec(vec![3_i32, 4], &[2])?;
         let data = original.view()?.data_ptr();
         let producer = class.call1((versioned_capsule(py, original)?,))?;
-        let copy = from_dlpack(&producer, Some(Device::CPU), Some(true))?;
+        let copy = import_tensor(&producer, Some(Device::CPU), Some(true))?;
         assert!(copy.flags().contains(Flags::IS_COPIED));
         assert_ne!(copy.view()?.data_ptr(), data);
         assert_eq!(copy.view()?.as_slice::<i32>()?, [3, 4]);
@@ -91,10 +91,10 @@ fn from_dlpack_copies_itself_when_the_producer_refuses_to() {
             "Refuses",
         )?
         .call0()
-        .and_then(|refuses| from_dlpack(&refuses, None, Some(true)))
+        .and_then(|refuses| import_tensor(&refuses, None, Some(true)))
         .unwrap_err();
         assert!(err.is_instance_of::<PyBufferError>(py) && err.to_string().contains("never"));
-        drop(from_dlpack(&producer, None, Some(false))?);
+        drop(import_tensor(&producer, None, Some(false))?);
         Ok(())
     });
 }
@@ -102,16 +102,16 @@ fn from_dlpack_copies_itself_when_the_producer_refuses_to() {
 #[test]
 fn from_dlpack_checks_what_it_is_given() {
     with_python(|py| {
-        let err = from_dlpack(&3_i32.into_pyobject(py)?.into_any(), None, None).unwrap_err();
+        let err = import_tensor(&3_i32.into_pyobject(py)?.into_any(), None, None).unwrap_err();
         assert!(err.to_string().contains("expected a tensor"), "{err}");
         let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![1_u8], &[1])?)?;
-        let err = from_dlpack(&capsule, Some(Device::cuda(0)), None).unwrap_err();
+        let err = import_tensor(&capsule, Some(Device::cuda(0)), None).unwrap_err();
         assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
         assert!(
             err.to_string().contains("not on the requested cuda:0"),
             "{err}"
         );
-        let err = from_dlpack(&capsule, None, None).unwrap_err();
+        let err = import_tensor(&capsule, None, None).unwrap_err();
         assert!(err.is_instance_of::<PyValueError>(py), "{err}");
         Ok(())
     });

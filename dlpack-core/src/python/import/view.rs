@@ -3,10 +3,10 @@
 use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 
-use crate::device::Device;
+use crate::Device;
 use crate::ffi::DLTensor;
 use crate::python::error::buffer_error;
-use crate::python::import::from_dlpack;
+use crate::python::import::import_tensor;
 use crate::python::import::table::Table;
 use crate::python::values::classify::{TensorClass, tensor_class};
 use crate::tensor::{Flags, TensorView};
@@ -94,7 +94,7 @@ pub fn with_tensor_view<R>(
             Err(err) => return Err(err),
         }
     }
-    let tensor = from_dlpack(obj, None, None)?;
+    let tensor = import_tensor(obj, None, None)?;
     let view = tensor.view().map_err(buffer_error)?;
     Ok(f(view))
 }

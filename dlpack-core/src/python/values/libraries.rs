@@ -21,8 +21,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::ffi::{DLDataTypeCode, DLDeviceType};
 use crate::python::ints::{Ints, Origin, check_device_pair};
 use crate::python::message::repr;

@@ -5,7 +5,7 @@
 use pyo3::exceptions::{PyImportError, PyTypeError};
 use pyo3::prelude::*;
 
-use crate::data_type::DataType;
+use crate::DataType;
 use crate::ffi::DLDataTypeCode;
 
 /// The types ml_dtypes adds to NumPy, by name (ml_dtypes' names are DLPack's): bfloat16, the

@@ -7,9 +7,9 @@ use pyo3::types::{PyTuple, PyType};
 
 use super::numpy::numpy_dtype;
 use super::read;
+use crate::DataType;
+use crate::Device;
 use crate::convert::{DlpackDataType, DlpackDevice};
-use crate::data_type::DataType;
-use crate::device::Device;
 
 /// A DLPack data type as a Python object: `__dlpack_data_type__()` returns `(code, bits,
 /// lanes)` as plain ints, as PaddlePaddle's dtypes do, so TVM FFI and every other consumer of the

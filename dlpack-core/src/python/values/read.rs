@@ -22,8 +22,8 @@ use pyo3::types::{PyString, PyType};
 
 use super::classify::{ClassKind, ProtocolKind, class_kind, object_kind};
 use super::libraries::{self, Recognised};
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::ffi::DLDataTypeCode;
 use crate::python::ints::{Ints, Origin, call_protocol, check_device_pair};
 use crate::python::message::{class_name, type_name};

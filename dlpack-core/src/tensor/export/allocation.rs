@@ -32,8 +32,8 @@ use std::alloc::{self, Layout};
 
 use super::describe::Describe;
 use super::dims::Dims64;
-use crate::error::tensor::TensorError;
 use crate::ffi::DLTensor;
+use crate::tensor::TensorError;
 use crate::tensor::import::abi::{Abi, Owned};
 
 #[repr(C)]

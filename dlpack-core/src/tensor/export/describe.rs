@@ -16,12 +16,12 @@ use std::sync::Arc;
 use super::dims::{self, Dims64};
 use super::{owner::TensorOwner, parts::TensorParts};
 use crate::element::Element;
-use crate::error::limits::MAX_NDIM;
-use crate::error::tensor::TensorError;
 use crate::ffi::DLTensor;
-use crate::ffi::flags::Flags;
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
 use crate::tensor::import::abi::{Abi, Owned};
 use crate::tensor::import::validate;
+use crate::tensor::limits::MAX_NDIM;
 
 /// How an export learns what it exports, for an owner of type `O`: from the owner itself
 /// ([`ByOwner`]), or from the caller that holds the shape (`from_vec` and friends).

@@ -2,11 +2,11 @@
 //! checks them. Every export's description and every [`CheckedLayout`](crate::tensor::CheckedLayout)
 //! goes through these functions, so that both accept and write exactly the same values.
 
-use crate::data_type::DataType;
-use crate::error::limits::MAX_NDIM;
-use crate::error::tensor::TensorError;
-use crate::ffi::flags::Flags;
+use crate::DataType;
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
 use crate::tensor::import::validate;
+use crate::tensor::limits::MAX_NDIM;
 
 /// Dimensions as an owner stores them: `i64` (DLPack), `usize` (Rust shapes) or `isize`
 /// (`ndarray` strides). Exports convert them to `int64_t`, refusing values that do not fit.

@@ -18,7 +18,5 @@
 pub(crate) mod allocation;
 pub(crate) mod describe;
 pub(crate) mod dims;
-pub(crate) mod legacy;
-pub(crate) mod owned;
 pub(crate) mod owner;
 pub(crate) mod parts;

@@ -6,12 +6,12 @@
 use core::ffi::c_void;
 
 use super::dims::{self, Checked, Dims, Dims64, check_written};
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::element::Element;
-use crate::error::tensor::TensorError;
 use crate::ffi::DLTensor;
-use crate::ffi::flags::Flags;
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::validate;
 
@@ -271,7 +271,7 @@ impl<'a> TensorParts<'a> {
         self.checked
     }
 
-    /// The rank these parts give, if it is at most [`MAX_NDIM`](crate::error::limits::MAX_NDIM) and the
+    /// The rank these parts give, if it is at most [`MAX_NDIM`](crate::tensor::limits::MAX_NDIM) and the
     /// strides match it.
     #[inline]
     pub(crate) fn rank(&self) -> Result<usize, TensorError> {
@@ -674,7 +674,7 @@ impl From<&TensorMeta<'_>> for CheckedLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::Device;
+    use crate::Device;
 
     /// An export copies a layout's values only while the parts still say what was checked.
     #[test]

@@ -7,11 +7,11 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use super::validate::StridesRule;
-use crate::error::tensor::TensorError;
-use crate::ffi::flags::Flags;
 use crate::ffi::{
     DLManagedTensor, DLManagedTensorVersioned, DLPACK_MAJOR_VERSION, DLPackVersion, DLTensor,
 };
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
 
 /// The deleter of a managed struct.
 pub(crate) type Deleter<M> = unsafe extern "C" fn(*mut M);

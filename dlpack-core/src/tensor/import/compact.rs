@@ -10,9 +10,9 @@
 //! strided axis is walked element by element, with a fixed-size copy for the common element
 //! sizes. Nothing is allocated: the index of the outer axes lives on the stack.
 
-use crate::data_type::DataType;
-use crate::error::limits::MAX_NDIM;
-use crate::ffi::flags::Flags;
+use crate::DataType;
+use crate::tensor::Flags;
+use crate::tensor::limits::MAX_NDIM;
 
 /// The flags of a compact copy of a tensor of `dtype` with `flags`: always `IS_COPIED`, and
 /// `IS_SUBBYTE_TYPE_PADDED` only when it still says something true and needed of the copy.

@@ -5,8 +5,8 @@
 use super::iter::Offsets;
 use super::overlap::{self, Overlap};
 use crate::element::Element;
-use crate::error::tensor::TensorError;
 use crate::ffi::DLDataTypeCode;
+use crate::tensor::TensorError;
 
 /// Refuses an address not aligned for `T`.
 pub(crate) fn check_align<T>(first: *mut u8) -> Result<(), TensorError> {

@@ -9,12 +9,12 @@ use super::compact;
 use super::host::{Walk, check_align, check_bools};
 use super::iter::Offsets;
 use super::validate::{self, Layout, StridesRule};
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::element::Element;
-use crate::error::tensor::TensorError;
-use crate::ffi::flags::Flags;
 use crate::ffi::{DLDeviceType, DLTensor};
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
 
 /// The metadata of a validated tensor: shape, strides, data type, device, flags, and where the
 /// elements lie. [`TensorView`] and [`TensorViewMut`] hold one and dereference to it, so both
@@ -272,11 +272,11 @@ impl<'a> TensorMeta<'a> {
     /// }
     /// let tensor = ManagedTensor::from_owner(ColumnMajor(vec![1, 4, 2, 5, 3, 6]))?;
     /// let view = tensor.view()?;
-    /// assert!(!view.is_contiguous());
+    /// assert!(!view.is_compact());
     /// assert!(view.as_slice::<u8>().is_err()); // iterate, or copy with `to_vec`
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
-    pub fn is_contiguous(&self) -> bool {
+    pub fn is_compact(&self) -> bool {
         self.layout.contiguous
     }
 

@@ -30,7 +30,7 @@
 //! the two longest axes, solved in closed form, take a factor of at least 4 out of the element
 //! count, so the enumeration takes at most `4096^log₂3 < 2^20` steps.
 
-use crate::error::limits::SEARCH_BOUND;
+use crate::tensor::limits::SEARCH_BOUND;
 
 /// What [`decide`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,11 +23,11 @@
 
 use std::borrow::Cow;
 
-use crate::data_type::DataType;
-use crate::error::limits::MAX_NDIM;
-use crate::error::tensor::TensorError;
-use crate::ffi::flags::Flags;
+use crate::DataType;
 use crate::ffi::{DLPackVersion, DLTensor};
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
+use crate::tensor::limits::MAX_NDIM;
 
 /// What a null `strides` pointer means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

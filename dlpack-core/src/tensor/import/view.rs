@@ -11,8 +11,8 @@ use super::meta::TensorMeta;
 use super::validate::StridesRule;
 use crate::element::Element;
 use crate::error::Error;
-use crate::ffi::flags::Flags;
 use crate::ffi::{DLPackVersion, DLTensor};
+use crate::tensor::Flags;
 
 /// A validated, read-only view of a tensor: its shape, strides, data type and device, and
 /// typed access to its elements when the CPU can read them.
@@ -205,7 +205,7 @@ impl<'a> TensorView<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, Error> {
-        if self.is_contiguous() {
+        if self.is_compact() {
             return self.as_slice::<T>().map(<[T]>::to_vec);
         }
         Ok(self.iter::<T>()?.collect())

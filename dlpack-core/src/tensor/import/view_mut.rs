@@ -11,9 +11,9 @@ use super::validate::StridesRule;
 use super::view::TensorView;
 use crate::element::Element;
 use crate::error::Error;
-use crate::error::tensor::TensorError;
-use crate::ffi::flags::Flags;
 use crate::ffi::{DLPackVersion, DLTensor};
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
 
 /// A validated, exclusive view of a tensor that may write its elements: mutable slices, mutable
 /// iteration and (feature `ndarray`) `ArrayViewMutD`. It dereferences to the metadata

@@ -311,7 +311,7 @@ fn metadata(case: &Case, v: &Verdict, view: &TensorView<'_>, address: usize) {
     let range = view.byte_range();
     assert_eq!((range.start as i128, range.end as i128), (v.lo, v.hi));
     assert_eq!(
-        (view.is_contiguous(), view.is_packed()),
+        (view.is_compact(), view.is_packed()),
         (v.contiguous, v.packed)
     );
     assert_eq!(view.data_ptr().addr(), address);

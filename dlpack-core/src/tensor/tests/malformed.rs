@@ -302,7 +302,7 @@ fn devices_the_cpu_cannot_read() {
         );
         assert!(view.iter::<f32>().is_err());
         assert!(view.as_bytes().is_err());
-        assert!(crate::tensor::from_dlpack::compact_copy(&view).is_err());
+        assert!(crate::tensor::managed::compact_copy(&view).is_err());
     }
     let mut f = f32s(&[2]);
     f.device = Device::cuda(0);

@@ -33,7 +33,7 @@ fn round_trip<T: Element + PartialEq + core::fmt::Debug>(values: &[T]) {
         T::DATA_TYPE
     );
     // A copy, then the conversions of `from_dlpack`.
-    let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
+    let copy = crate::tensor::managed::compact_copy(&view).unwrap();
     assert_eq!(copy.flags(), Flags::IS_COPIED);
     assert_eq!(copy.view().unwrap().as_slice::<T>().unwrap(), values);
     let back: Vec<T> = from_dlpack(&tensor).unwrap();
@@ -143,11 +143,11 @@ fn empty_tensors() {
         let tensor = ManagedTensor::from_vec(Vec::<f32>::new(), shape).unwrap();
         let view = tensor.view().unwrap();
         assert!(view.is_empty());
-        assert!(view.is_contiguous());
+        assert!(view.is_compact());
         assert_eq!(view.as_slice::<f32>().unwrap(), &[] as &[f32]);
         assert_eq!(view.iter::<f32>().unwrap().count(), 0);
         assert!(view.byte_range().is_empty());
-        let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
+        let copy = crate::tensor::managed::compact_copy(&view).unwrap();
         assert_eq!(copy.view().unwrap().shape(), view.shape());
     }
     // DLPack asks producers for a null data pointer on empty tensors, with any strides.
@@ -175,7 +175,7 @@ fn strided_and_negative_strides() {
         let view = tensor.view().unwrap();
         let items = view.iter::<i32>().unwrap().collect::<Vec<_>>();
         assert_eq!(view.to_vec::<i32>().unwrap(), items);
-        let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
+        let copy = crate::tensor::managed::compact_copy(&view).unwrap();
         assert_eq!(copy.view().unwrap().as_slice::<i32>().unwrap(), items);
         items
     };
@@ -236,7 +236,7 @@ fn owner_exports_keep_their_layout() {
     let view = tensor.view().unwrap();
     assert_eq!((view.strides(), view.byte_offset()), (&[-1][..], 4));
     assert_eq!(view.byte_range(), 0..6);
-    assert!(!view.is_contiguous());
+    assert!(!view.is_compact());
     assert_eq!(view.iter::<u16>().unwrap().collect::<Vec<_>>(), [3, 2, 1]);
     let legacy = tensor.into_legacy().unwrap();
     assert_eq!(legacy.view().unwrap().strides(), [-1]);
@@ -291,7 +291,7 @@ fn sub_byte_types() {
     assert!(view.is_packed());
     assert_eq!(view.byte_range(), 0..3);
     assert_eq!(view.as_bytes().unwrap(), [0x21, 0x43, 0x05]);
-    let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
+    let copy = crate::tensor::managed::compact_copy(&view).unwrap();
     assert_eq!(copy.flags(), Flags::IS_COPIED);
     assert_eq!(copy.view().unwrap().as_bytes().unwrap(), [0x21, 0x43, 0x05]);
     // Padded: one element per byte, strides allowed.
@@ -302,7 +302,7 @@ fn sub_byte_types() {
     let view = tensor.view().unwrap();
     assert!(!view.is_packed());
     assert_eq!(view.byte_range(), 0..5);
-    let copy = crate::tensor::from_dlpack::compact_copy(&view).unwrap();
+    let copy = crate::tensor::managed::compact_copy(&view).unwrap();
     assert_eq!(
         copy.flags(),
         Flags::IS_COPIED | Flags::IS_SUBBYTE_TYPE_PADDED

@@ -7,7 +7,7 @@ use dlpack_core::ManagedTensor;
 use dlpack_core::cuda::cudarc::driver::CudaStream;
 use dlpack_core::cuda::{StreamArg, sync_for_consumer, sync_for_host};
 use dlpack_core::ffi::DLDeviceType;
-use dlpack_core::python::{DlpackRequest, from_dlpack, from_dlpack_on_stream, read_tensor_device};
+use dlpack_core::python::{DlpackRequest, import_tensor, import_tensor_on_stream, read_tensor_device};
 use dlpack_core::tensor::Flags;
 use pyo3::exceptions::PyBufferError;
 use pyo3::intern;
@@ -130,9 +130,9 @@ pub fn import_on_stream(
         None => None,
     };
     if let Some(stream) = target.and_then(library_stream) {
-        return from_dlpack_on_stream(obj, device, copy, &stream);
+        return import_tensor_on_stream(obj, device, copy, &stream);
     }
-    let tensor = from_dlpack(obj, device, copy)?;
+    let tensor = import_tensor(obj, device, copy)?;
     // A producer that did not say where its tensor is was asked without `stream=`: it ordered
     // its work before the legacy default stream, which the library's stream now waits for.
     let there = tensor.device();

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use dlpack_core::python::{
-    DataAccess, DeviceLike, DlpackRequest, ExportPlan, TensorClass, dispatch_from_dlpack,
+    DataAccess, DeviceLike, DlpackRequest, ExportPlan, TensorClass,
 };
 use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
 use pyo3::prelude::*;
@@ -121,7 +121,7 @@ impl TensorClass for Tensor {
             ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &shape)?,
             ExportPlan::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &shape)?,
         };
-        request.export(py, plan, tensor)
+        request.answer(py, plan, tensor)
     }
 }
 
@@ -150,8 +150,8 @@ fn from_dlpack<'py>(
     device: Option<DeviceLike<DlDevice>>,
     copy: Option<bool>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    dispatch_from_dlpack::<DType, Device, _>(obj, device.map(|d| d.0), copy, |obj, device, copy| {
-        let tensor = dlpack_core::python::from_dlpack(obj, device, copy)?;
+    dlpack_core::python::from_dlpack::<DType, Device, _>(obj, device.map(|d| d.0), copy, |obj, device, copy| {
+        let tensor = dlpack_core::python::import_tensor(obj, device, copy)?;
         // A tensor of another dtype is the library's `BufferError`, in Python's terms:
         // "expected a float32 tensor, got float64".
         Ok(Tensor(tensor.view()?.to_vec::<f32>()?.into()))

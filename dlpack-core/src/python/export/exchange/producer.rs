@@ -9,8 +9,8 @@ use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyTypeError, PyValueError}
 use pyo3::prelude::*;
 
 use super::tensor_type::{AllocError, ExchangeTensor};
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::ffi::{DLDeviceType, DLManagedTensorVersioned, DLPackSetError, DLTensor};
 use crate::tensor::ManagedTensor;
 use crate::tensor::TensorError;

@@ -8,8 +8,8 @@ use core::fmt;
 use pyo3::PyClass;
 use pyo3::prelude::*;
 
-use crate::data_type::DataType;
-use crate::device::Device;
+use crate::DataType;
+use crate::Device;
 use crate::error::Error;
 use crate::tensor::{ManagedTensor, TensorParts};
 

@@ -9,7 +9,7 @@ use pyo3::types::{PyCapsule, PyDict};
 
 use super::{AllocError, ExchangeApi, ExchangeTensor};
 use crate::ffi::{DLManagedTensorVersioned, DLTensor};
-use crate::python::from_dlpack;
+use crate::python::import_tensor;
 use crate::python::with_tensor_view;
 use crate::tensor::{CheckedLayout, Flags, ManagedTensor, TensorParts};
 use crate::{DataType, Device};
@@ -309,7 +309,7 @@ fn failures_inside_the_table_arrive_as_the_right_exceptions() {
 fn consumers_go_through_the_table_before_dlpack() {
     with_python(|py| {
         let floats = Bound::new(py, Floats::new(vec![1.0, 2.0, 4.0], false))?;
-        let imported = from_dlpack(floats.as_any(), None, None)?;
+        let imported = import_tensor(floats.as_any(), None, None)?;
         assert_eq!(imported.view()?.as_slice::<f32>()?, [1.0, 2.0, 4.0]);
         assert_eq!(floats.get().exports.load(Ordering::SeqCst), 1);
         // The borrowed view: the producer's DLTensor, no export.
@@ -326,7 +326,7 @@ fn consumers_go_through_the_table_before_dlpack() {
         assert_eq!(read_only.get().exports.load(Ordering::SeqCst), 1);
         // A table that cannot export (BufferError) sends the consumer to `__dlpack__`.
         let empty = Bound::new(py, Floats::new(vec![], false))?;
-        let err = from_dlpack(empty.as_any(), None, None).unwrap_err();
+        let err = import_tensor(empty.as_any(), None, None).unwrap_err();
         assert_eq!(err.value(py).to_string(), "__dlpack__ was called");
         Ok(())
     });

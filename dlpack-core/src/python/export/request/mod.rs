@@ -7,10 +7,10 @@ use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyCapsule, PyInt};
 
-use crate::device::Device;
+use crate::Device;
 use crate::ffi::{DLDeviceType, DLPackVersion};
+use crate::python::capsule::{legacy_capsule, versioned_capsule};
 use crate::python::error::buffer_error;
-use crate::python::export::capsule::{legacy_capsule, versioned_capsule};
 use crate::python::ints::{Ints, Origin, check_device_pair};
 use crate::python::message::{repr, type_name};
 use crate::tensor::{Flags, LegacyManagedTensor, ManagedTensor, TensorOwner};
@@ -544,5 +544,8 @@ fn parse_stream(stream: &Bound<'_, PyAny>) -> PyResult<i64> {
     Ok(value)
 }
 
+mod answer;
+#[cfg(feature = "cuda")]
+mod cuda;
 #[cfg(test)]
 mod tests;

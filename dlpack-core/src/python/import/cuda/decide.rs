@@ -18,9 +18,9 @@
 //!   and the per-thread default stream waits for the legacy one by itself (it is a blocking
 //!   stream), so the producer's work is ordered before it just the same.
 
+use crate::Device;
 use crate::cuda::CudaError;
 use crate::cuda::StreamArg;
-use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
 

@@ -11,15 +11,12 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
+use crate::Device;
 use crate::ManagedTensor;
-use crate::cuda::context::{context, present};
-use crate::cuda::copy::{StreamOn, stream_on};
+use crate::cuda::context;
 use crate::cuda::cudarc::driver::CudaStream;
-use crate::cuda::order::raw_stream;
-use crate::cuda::raw::{Cuda, Driver};
-use crate::cuda::scope::{Scope, enter};
+use crate::cuda::interop::{Cuda, Driver, Scope, StreamOn, enter, present, raw_stream, stream_on};
 use crate::cuda::{self, CopyMode, CudaError, StreamArg};
-use crate::device::Device;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
 use crate::python::import::ask::take_tensor;
@@ -28,7 +25,7 @@ use crate::python::values::read::read_tensor_device;
 use crate::tensor::Flags;
 use decide::Own;
 
-/// [`from_dlpack`](super::from_dlpack) for a consumer that works on `stream`: the producer of
+/// [`import_tensor`](super::import_tensor) for a consumer that works on `stream`: the producer of
 /// a tensor in CUDA memory is asked for it with `stream=<stream's handle>`
 /// (`i128::from(`[`StreamArg::of`]`(stream))`), so that it orders its pending work before
 /// whatever you queue on `stream` afterwards, and the copies the consumer side makes run on
@@ -53,7 +50,7 @@ use decide::Own;
 ///
 /// ```
 /// use dlpack_core::cuda::{self, CudaBuffer, StreamArg};
-/// use dlpack_core::python::{from_dlpack_on_stream, versioned_capsule};
+/// use dlpack_core::python::{import_tensor_on_stream, versioned_capsule};
 /// use dlpack_core::Device;
 /// use pyo3::prelude::*;
 ///
@@ -75,7 +72,7 @@ use decide::Own;
 ///     let capsule = versioned_capsule(py, buffer.into_dlpack()?)?;
 ///     let producer = globals.get_item("Producer")?.unwrap().call1((capsule,))?;
 ///
-///     let tensor = from_dlpack_on_stream(&producer, None, None, &stream)?;
+///     let tensor = import_tensor_on_stream(&producer, None, None, &stream)?;
 ///     assert_eq!(tensor.device(), Device::cuda(0));
 ///     let asked: i128 = producer.getattr("stream")?.extract()?;
 ///     assert_eq!(asked, i128::from(StreamArg::of(&stream)));
@@ -83,7 +80,7 @@ use decide::Own;
 /// })?;
 /// # Ok::<(), PyErr>(())
 /// ```
-pub fn from_dlpack_on_stream(
+pub fn import_tensor_on_stream(
     obj: &Bound<'_, PyAny>,
     device: Option<Device>,
     copy: Option<bool>,
@@ -92,7 +89,7 @@ pub fn from_dlpack_on_stream(
     import(obj, device, copy, Some(stream))
 }
 
-/// [`from_dlpack`](super::from_dlpack) with feature `cuda`: asks as [`decide::ask`] decides,
+/// [`import_tensor`](super::import_tensor) with feature `cuda`: asks as [`decide::ask`] decides,
 /// with the source's device current around `__dlpack__`, then orders, waits and copies as the
 /// consumer must.
 pub(crate) fn import(

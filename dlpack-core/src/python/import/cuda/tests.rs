@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 use super::*;
 use crate::cuda::CudaError;
 use crate::error::Error;
-use crate::python::{DataAccess, DlpackRequest, ExportPlan, from_dlpack, versioned_capsule};
+use crate::python::{DataAccess, DlpackRequest, ExportPlan, import_tensor, versioned_capsule};
 use crate::tensor::{TensorOwner, TensorParts};
 use crate::{DataType, cuda::try_cuda_devices};
 
@@ -243,7 +243,7 @@ fn the_consumer_names_the_legacy_default_stream_for_cuda_tensors() {
         for gpu in claimable(&[Device::cuda(0), Device::cuda(3)]) {
             // Where the tensor is comes from `__dlpack_device__`…
             let producer = recording_producer(py, gpu, described(gpu)?)?;
-            let imported = from_dlpack(&producer, None, None)?;
+            let imported = import_tensor(&producer, None, None)?;
             assert_eq!(imported.device(), gpu);
             assert_eq!(
                 calls(&producer)?,
@@ -251,7 +251,7 @@ fn the_consumer_names_the_legacy_default_stream_for_cuda_tensors() {
             );
             // …and `device=` on the same device is passed on.
             let producer = recording_producer(py, gpu, described(gpu)?)?;
-            let imported = from_dlpack(&producer, Some(gpu), None)?;
+            let imported = import_tensor(&producer, Some(gpu), None)?;
             assert_eq!(imported.device(), gpu);
             let (device_type, device_id) = gpu.into();
             let dl_device = format!("({device_type}, {device_id})");
@@ -276,7 +276,7 @@ fn the_stream_follows_the_source_not_the_target() {
         // copied here, which needs the driver.
         let host = ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?;
         let producer = recording_producer(py, Device::CPU, host)?;
-        match from_dlpack(&producer, Some(Device::cuda(0)), None) {
+        match import_tensor(&producer, Some(Device::cuda(0)), None) {
             Ok(copy) => {
                 assert_eq!(copy.device(), Device::cuda(0));
                 assert!(copy.flags().contains(Flags::IS_COPIED));
@@ -293,7 +293,7 @@ fn the_stream_follows_the_source_not_the_target() {
         if no_driver() {
             let gpu = Device::cuda(0);
             let producer = recording_producer(py, gpu, described(gpu)?)?;
-            let err = from_dlpack(&producer, Some(Device::CPU), None).unwrap_err();
+            let err = import_tensor(&producer, Some(Device::CPU), None).unwrap_err();
             assert!(err.to_string().contains("no CUDA driver found"), "{err}");
             assert_eq!(
                 calls(&producer)?,
@@ -301,7 +301,7 @@ fn the_stream_follows_the_source_not_the_target() {
             );
             // copy=False across devices is refused before the producer is asked.
             let producer = recording_producer(py, gpu, described(gpu)?)?;
-            let err = from_dlpack(&producer, Some(Device::CPU), Some(false)).unwrap_err();
+            let err = import_tensor(&producer, Some(Device::CPU), Some(false)).unwrap_err();
             assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
             assert!(calls(&producer)?.is_empty());
         }
@@ -315,7 +315,7 @@ fn managed_and_pinned_memory_are_asked_for_on_a_stream() {
         // Host tensors are asked for exactly as without feature `cuda`.
         let host = ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?;
         let producer = recording_producer(py, Device::CPU, host)?;
-        let imported = from_dlpack(&producer, None, None)?;
+        let imported = import_tensor(&producer, None, None)?;
         assert_eq!(imported.view()?.as_slice::<f32>()?, [1.0, 2.0]);
         assert_eq!(calls(&producer)?, [kwargs(&[("max_version", "(1, 3)")])]);
         // Managed and pinned memory is written by the GPU on a stream too: the producer is
@@ -323,7 +323,7 @@ fn managed_and_pinned_memory_are_asked_for_on_a_stream() {
         // for before it reads (nothing to wait for without a driver).
         for device in [Device::CUDA_MANAGED, Device::CUDA_HOST] {
             let producer = recording_producer(py, device, described(device)?)?;
-            assert_eq!(from_dlpack(&producer, None, None)?.device(), device);
+            assert_eq!(import_tensor(&producer, None, None)?.device(), device);
             assert_eq!(
                 calls(&producer)?,
                 [kwargs(&[("max_version", "(1, 3)"), ("stream", "1")])]
@@ -331,7 +331,7 @@ fn managed_and_pinned_memory_are_asked_for_on_a_stream() {
             // Asked for on the CPU, which reads it in place: no `dl_device`, no copy.
             let producer = recording_producer(py, device, described(device)?)?;
             assert_eq!(
-                from_dlpack(&producer, Some(Device::CPU), None)?.device(),
+                import_tensor(&producer, Some(Device::CPU), None)?.device(),
                 device
             );
             assert_eq!(
@@ -353,7 +353,7 @@ fn the_legacy_fallback_keeps_the_stream() {
         )?;
         let gpu = Device::cuda(0);
         let producer = class.call1((versioned_capsule(py, described(gpu)?)?,))?;
-        let imported = from_dlpack(&producer, None, None)?;
+        let imported = import_tensor(&producer, None, None)?;
         assert_eq!(imported.device(), gpu);
         // The first call (with `max_version`) raised TypeError before appending.
         let streams: Vec<Option<i64>> = producer.getattr("streams")?.extract()?;
@@ -380,13 +380,13 @@ fn an_unreadable_dlpack_device_names_no_stream() {
             (2_i32, 0_i32, 0_i32).into_pyobject(py)?.into_any(),
         ] {
             let producer = class.call1((versioned_capsule(py, described(gpu)?)?, device))?;
-            assert_eq!(from_dlpack(&producer, None, None)?.device(), gpu);
+            assert_eq!(import_tensor(&producer, None, None)?.device(), gpu);
             assert_eq!(calls(&producer)?, [kwargs(&[("max_version", "(1, 3)")])]);
         }
         // Given `device=`, the producer is asked for it, still without a stream: where its
         // work is queued is unknown.
         let producer = class.call1((versioned_capsule(py, described(gpu)?)?, py.None()))?;
-        from_dlpack(&producer, Some(gpu), None)?;
+        import_tensor(&producer, Some(gpu), None)?;
         assert_eq!(
             calls(&producer)?,
             [kwargs(&[
@@ -407,7 +407,7 @@ fn a_consumer_copy_of_cuda_memory_needs_the_driver() {
     with_python(|py| {
         let gpu = Device::cuda(0);
         let producer = recording_producer(py, gpu, described(gpu)?)?;
-        let err = from_dlpack(&producer, None, Some(true)).unwrap_err();
+        let err = import_tensor(&producer, None, Some(true)).unwrap_err();
         assert!(err.is_instance_of::<PyRuntimeError>(py), "{err}");
         assert!(err.to_string().contains("no CUDA driver found"), "{err}");
         // The producer was asked for a copy on the legacy default stream first.

@@ -4,11 +4,11 @@ use core::fmt;
 
 use dlpack_grammar::InvalidDataType;
 
-use crate::data_type::DataType;
-use crate::device::Device;
-use crate::error::limits::MAX_NDIM;
+use crate::DataType;
+use crate::Device;
 use crate::ffi::DLPackVersion;
-use crate::ffi::flags::Flags;
+use crate::tensor::Flags;
+use crate::tensor::limits::MAX_NDIM;
 
 /// Why a tensor was refused on import or export. Carried by
 /// [`Error::Tensor`](crate::Error::Tensor); each message names the field and the value and says
@@ -395,7 +395,7 @@ impl fmt::Display for TensorError {
                 "strides {} for shape {} do not nest, and whether they reach some element from two indices is not decided within {} search steps; a mutable view needs each element once (read the tensor, or copy it)",
                 Dims(strides),
                 Dims(shape),
-                crate::error::limits::SEARCH_BOUND
+                crate::tensor::limits::SEARCH_BOUND
             ),
             Self::NotNested { shape, strides } => write!(
                 f,

@@ -1,7 +1,7 @@
 //! [`LegacyManagedTensor`]: [`ManagedTensor`] over the legacy (pre-1.0) `DLManagedTensor`, and
 //! what only it does: the conversion to the versioned struct.
 
-use super::owned::ManagedTensor;
+use super::managed::ManagedTensor;
 use crate::error::Error;
 use crate::ffi::DLManagedTensor;
 

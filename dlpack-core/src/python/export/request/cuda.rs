@@ -10,15 +10,12 @@ use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
+use crate::Device;
 use crate::cuda::cudarc::driver::CudaStream;
-use crate::cuda::driver::Check;
-use crate::cuda::export::{Pending, ReleaseAfter};
-use crate::cuda::gather::queue;
-use crate::cuda::raw::Dst;
-use crate::cuda::scope::{enter, preserve};
-use crate::cuda::transfer::alloc_device;
+use crate::cuda::interop::{
+    Check, Dst, Pending, ReleaseAfter, alloc_device, enter, preserve, queue,
+};
 use crate::cuda::{self, CopyMode, CudaError, StreamArg, Synced};
-use crate::device::Device;
 use crate::ffi::DLDeviceType;
 use crate::python::error::buffer_error;
 use crate::python::export::request::{DataAccess, DlpackRequest, ExportPlan};

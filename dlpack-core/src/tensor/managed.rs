@@ -5,16 +5,18 @@ use core::fmt;
 use core::ptr::NonNull;
 use std::sync::Arc;
 
-use super::allocation;
-use super::describe::{ByOwner, Reexport, Shaped};
-use super::owner::TensorOwner;
-use crate::data_type::DataType;
-use crate::device::Device;
+use super::export::allocation;
+use super::export::describe::{ByOwner, Describe, Reexport, Shaped};
+use super::export::owner::TensorOwner;
+use super::export::parts::TensorParts;
+use super::import::compact;
+use crate::DataType;
+use crate::Device;
 use crate::element::Element;
 use crate::error::Error;
-use crate::error::tensor::TensorError;
-use crate::ffi::flags::Flags;
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
+use crate::tensor::Flags;
+use crate::tensor::TensorError;
 use crate::tensor::import::abi::{self, Abi, Owned};
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::view::TensorView;
@@ -147,7 +149,7 @@ impl ManagedTensor {
     ) -> Result<Self, TensorError> {
         Ok(Self(allocation::export(
             owner,
-            &super::describe::Flagged(flags),
+            &super::export::describe::Flagged(flags),
         )?))
     }
 
@@ -448,3 +450,52 @@ const _: () = {
     send_sync::<TensorView<'static>>();
     send_sync::<TensorViewMut<'static>>();
 };
+
+/// Bytes with the alignment every element type needs (and SIMD code likes).
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Block([u8; 64]);
+
+/// A fresh compact copy in a `Vec<Block>`, whose shape the source view holds.
+struct Copied<'s> {
+    shape: &'s [i64],
+    dtype: DataType,
+    flags: Flags,
+}
+
+// SAFETY: the buffer was sized for the compact layout of `shape` and `dtype` and filled; it is
+// owned by the export alone, does not move with the Vec, and `as_mut_ptr` makes no reference.
+unsafe impl Describe<Vec<Block>> for Copied<'_> {
+    fn describe<'a>(&'a self, owner: &'a mut Vec<Block>) -> TensorParts<'a> {
+        TensorParts::new(
+            owner.as_mut_ptr().cast(),
+            Device::CPU,
+            self.dtype,
+            self.shape,
+        )
+        .with_flags(self.flags)
+    }
+}
+
+/// A compact row-major copy of `meta` in fresh host memory, 64-byte aligned, flagged as
+/// [`compact::copy_flags`] says: the one conversion that works for any data type, sub-byte
+/// ones included (which stay packed or padded as they were). Refuses data the CPU cannot read.
+pub(crate) fn compact_copy(meta: &TensorMeta<'_>) -> Result<ManagedTensor, TensorError> {
+    let bytes = meta.compact_len();
+    let mut buf: Vec<Block> = Vec::new();
+    let blocks = bytes.div_ceil(size_of::<Block>());
+    if bytes > isize::MAX as usize || buf.try_reserve_exact(blocks).is_err() {
+        return Err(TensorError::AllocationFailed { bytes });
+    }
+    buf.resize(blocks, Block([0; 64]));
+    // SAFETY: the `blocks` initialised blocks are `blocks * 64 >= bytes` plain bytes, borrowed
+    // mutably here alone.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), bytes) };
+    meta.gather_into(out)?;
+    let how = Copied {
+        shape: meta.shape(),
+        dtype: meta.dtype(),
+        flags: compact::copy_flags(meta.dtype(), meta.flags()),
+    };
+    Ok(ManagedTensor::from_owned(allocation::export(buf, &how)?))
+}

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::device::Device;
+use crate::Device;
 
 /// What went wrong in the CUDA backend, carried by [`Error::Cuda`](crate::Error::Cuda).
 ///

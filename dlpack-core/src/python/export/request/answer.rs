@@ -1,5 +1,5 @@
 //! `__dlpack__` in a few lines: the capsule a request asks for, of a tensor the producer has
-//! already made ([`DlpackRequest::export`]).
+//! already made ([`DlpackRequest::answer`]).
 
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -34,18 +34,18 @@ impl DlpackRequest {
     ///         ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&data), &[2])?,
     ///         ExportPlan::Copy(_) => ManagedTensor::from_vec(data.to_vec(), &[2])?,
     ///     };
-    ///     let capsule = request.export(py, plan, tensor)?;
+    ///     let capsule = request.answer(py, plan, tensor)?;
     ///     assert!(capsule_tensor(&capsule)?.flags().contains(Flags::IS_COPIED));
     ///
     ///     // A consumer from before DLPack 1.0 gets the legacy capsule.
     ///     let tensor = ManagedTensor::from_vec(vec![1_u8], &[1])?;
-    ///     let capsule = DlpackRequest::LEGACY.export(py, ExportPlan::Share, tensor)?;
+    ///     let capsule = DlpackRequest::LEGACY.answer(py, ExportPlan::Share, tensor)?;
     ///     assert!(capsule.is_valid_checked(Some(LEGACY)));
     ///     Ok(())
     /// })?;
     /// # Ok::<(), PyErr>(())
     /// ```
-    pub fn export<'py>(
+    pub fn answer<'py>(
         &self,
         py: Python<'py>,
         plan: ExportPlan,
