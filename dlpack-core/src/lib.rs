@@ -136,7 +136,7 @@ pub mod set;
 pub mod sys;
 pub mod tensor;
 
-pub use convert::{DlpackDataType, DlpackDevice, FromDlpack, can_access, from_dlpack, same_device};
+pub use convert::{DlpackDataType, DlpackDevice, FromDlpack, from_dlpack, same_device};
 pub use element::Element;
 pub use error::Error;
 pub use ffi::value::{DataType, Device};

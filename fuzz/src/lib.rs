@@ -3,7 +3,7 @@
 //!
 //! - [`import`]: an arbitrary versioned or legacy header over real memory, imported, validated
 //!   and read through every data accessor, each result held to the oracle that `cargo test`
-//!   uses too (`dlpack-core/src/tensor/tests/oracle.rs` and `exercise.rs`, included here).
+//!   uses too (`dlpack-core/tests/tensor/oracle.rs` and `exercise.rs`, included here).
 //! - [`names`]: the data type and device parsers and printers: parse, print, parse again.
 
 use arbitrary::{Result, Unstructured};
@@ -18,10 +18,10 @@ mod dlpack {
     };
 }
 
-#[path = "../../dlpack-core/src/tensor/tests/oracle.rs"]
+#[path = "../../dlpack-core/tests/tensor/oracle.rs"]
 mod oracle;
 
-#[path = "../../dlpack-core/src/tensor/tests/exercise.rs"]
+#[path = "../../dlpack-core/tests/tensor/exercise.rs"]
 mod exercise;
 
 use exercise::{Case, DEVICES, INVALID_DTYPES, OTHER_DTYPES, RUST_DTYPES, rearranged};

@@ -1,68 +1,9 @@
-//! candle-core: `DType` (candle-core/src/dtype.rs), `Device` and `DeviceLocation`
-//! (candle-core/src/device.rs).
-//!
-//! candle's `F8E4M3` is the OCP `float8_e4m3fn` (the `float8` crate, safetensors `F8_E4M3`),
-//! `F4` is MX `float4_e2m1fn`, `F6E2M3`/`F6E3M2` the MX fp6 formats and `F8E8M0` the MX scale
-//! `float8_e8m0fnu`.
+//! candle-core's `Device` and `DeviceLocation` (candle-core/src/device.rs), derived as a
+//! framework with handles would derive them. candle's `DType` is not replicated: the candle
+//! bridge maps the real one (`dlpack_core::bridges::candle`, tested against candle in
+//! `dlpack-core/tests/bridges_candle.rs`).
 
-use dlpack_core::{DlpackDataType, DlpackDevice};
-
-/// candle's dtype.
-#[derive(Debug, Copy, Clone, PartialEq, Eq, Hash, DlpackDataType)]
-#[non_exhaustive]
-#[allow(missing_docs)]
-pub enum DType {
-    #[dlpack("uint8")]
-    U8,
-    #[dlpack("uint32")]
-    U32,
-    #[dlpack("int16")]
-    I16,
-    #[dlpack("int32")]
-    I32,
-    #[dlpack("int64")]
-    I64,
-    #[dlpack("bfloat16")]
-    BF16,
-    #[dlpack("float16")]
-    F16,
-    #[dlpack("float32")]
-    F32,
-    #[dlpack("float64")]
-    F64,
-    #[dlpack("float8_e4m3fn")]
-    F8E4M3,
-    #[dlpack("float6_e2m3fn")]
-    F6E2M3,
-    #[dlpack("float6_e3m2fn")]
-    F6E3M2,
-    #[dlpack("float4_e2m1fn")]
-    F4,
-    #[dlpack("float8_e8m0fnu")]
-    F8E8M0,
-}
-
-impl DType {
-    /// Every variant.
-    pub const ALL: &[Self] = &[
-        Self::U8,
-        Self::U32,
-        Self::I16,
-        Self::I32,
-        Self::I64,
-        Self::BF16,
-        Self::F16,
-        Self::F32,
-        Self::F64,
-        Self::F8E4M3,
-        Self::F6E2M3,
-        Self::F6E3M2,
-        Self::F4,
-        Self::F8E8M0,
-    ];
-    /// None: every candle dtype is its own DLPack data type.
-    pub const EXPORT_ONLY: &[Self] = &[];
-}
+use dlpack_core::DlpackDevice;
 
 /// A physical device: candle's `DeviceLocation`. For Metal, `gpu_id` is the device's
 /// registry id, a large number that is no DLPack ordinal: exporting it is an error, not a

@@ -230,18 +230,3 @@ pub fn same_device<A: DlpackDevice, B: DlpackDevice>(a: &A, b: &B) -> bool {
         _ => false,
     }
 }
-
-/// Whether code on device `a` may read memory on device `b` without a copy, for values of any
-/// two device types; see [`Device::can_access`] for the table. A value with no DLPack device
-/// can access nothing and be accessed by nothing.
-///
-/// ```
-/// use dlpack_core::{Device, can_access};
-/// assert!(can_access(&Device::CPU, &Device::CUDA_HOST));
-/// ```
-pub fn can_access<A: DlpackDevice, B: DlpackDevice>(a: &A, b: &B) -> bool {
-    match (a.dlpack_device(), b.dlpack_device()) {
-        (Ok(a), Ok(b)) => a.can_access(b),
-        _ => false,
-    }
-}

@@ -1,14 +1,17 @@
 //! The Python side of DLPack, through PyO3 (feature `pyo3`).
 //!
-//! Three protocols, each in both directions:
+//! What a framework author reaches for, the recommended route first in each row:
 //!
-//! | Protocol | Hand to Python | Take from Python |
-//! |---|---|---|
-//! | tensors: `__dlpack__`, `__dlpack_device__` | [`pymethods(tensor)`](pymethods) and [`TensorClass`], [`DlpackRequest`], [`to_python`] | [`import_tensor`], [`from_dlpack`] |
-//! | tensors, in C: `__dlpack_c_exchange_api__` (DLPack 1.3) | [`ExchangeTensor`], [`ExchangeApi`] | [`import_tensor`], [`with_tensor_view`] |
-//! | CUDA tensors, with streams (feature `cuda`) | `DlpackRequest::cuda_capsule` | `import_tensor_on_stream` |
-//! | data types: `__dlpack_data_type__` | [`pymethods(data_type)`](pymethods), [`DataTypeLike`] (a [`PyDataType`]), [`numpy_dtype`] | [`DataTypeLike`], [`value_kind`] |
-//! | devices: `__dlpack_device__` | [`pymethods(device)`](pymethods), [`DeviceLike`] (a [`PyDevice`]) | [`DeviceLike`], [`value_kind`] |
+//! | You want to | Use |
+//! |---|---|
+//! | give Python your framework's tensors | [`pymethods(tensor)`](pymethods) on your `#[pyclass]`, with a [`TensorClass`] impl ([`DlpackRequest`] decides share or copy) |
+//! | hand Python a Rust tensor without a class of your own | [`to_python`] ([`PyTensor`]) |
+//! | take any Python tensor in a Rust function | [`with_tensor_view`] (borrowed, for a kernel), [`import_tensor`] (owned) |
+//! | dtype and device classes of your own | [`pymethods(data_type)`](pymethods) / [`pymethods(device)`](pymethods), [`add_values`] |
+//! | read any dtype or device object (NumPy's, PyTorch's, JAX's, Paddle's, a name) | [`DataTypeLike`], [`DeviceLike`] (handing back a [`PyDataType`], [`PyDevice`]) |
+//! | the RFC's `from_dlpack` over tensors, dtypes and devices | [`from_dlpack`] |
+//! | DLPack 1.3's C exchange table, both ways | [`ExchangeTensor`], [`ExchangeApi`]; [`import_tensor`] and [`with_tensor_view`] use a type's table |
+//! | CUDA tensors with streams (feature `cuda`) | `DlpackRequest::cuda_capsule`, `import_tensor_on_stream` |
 //!
 //! # Data types and devices
 //!
@@ -70,8 +73,8 @@
 //! (TVM FFI reads it as 44 bits), as is a device id past `i32`; a list, a float or a tuple of
 //! the wrong length is refused with a message that names the class, the method and the value.
 //!
-//! Which protocol an object speaks is decided from its class as TVM FFI decides it
-//! ([`protocol_kind`]): a class with `__dlpack__` is a tensor, then one with
+//! Which protocol an object speaks is decided from its class as TVM FFI decides it: a class
+//! with `__dlpack__` is a tensor, then one with
 //! `__dlpack_data_type__` is a data type, then one with `__dlpack_device__` alone is a device.
 //! As in TVM FFI, the decision is made once per class and remembered, so that reading a data
 //! type costs little more than its `__dlpack_data_type__()` call.
@@ -88,13 +91,13 @@
 //! `torch.device`'s `type` and `index`, a JAX device's `platform` and `local_hardware_id`);
 //! where a name is read, it is the DLPack name, except PyTorch's `float4_e2m1fn_x2`, which is
 //! `float4_e2m1fnx2`, as PyTorch exports it. The protocol wins when a class has it.
-//! [`value_kind`] says which kind of value any of these objects is, for a `from_dlpack` that
-//! dispatches over tensors, data types and devices as the RFC proposes.
+//! [`from_dlpack`] dispatches over tensors, data types and devices as the RFC proposes, by the
+//! same reading.
 //!
-//! The other way, [`numpy_dtype`] gives the NumPy dtype of a data type (ml_dtypes' for the types
-//! NumPy lacks), which a `dtype` property hands to NumPy's `dtype`-attribute protocol:
-//! [`PyDataType`] has one, so `numpy.empty(2, dtype=obj)` and `jax.numpy.zeros(2, dtype=obj)`
-//! take it.
+//! The other way, a data type class's `dtype` attribute is its NumPy dtype (ml_dtypes' for the
+//! types NumPy lacks), NumPy's `dtype`-attribute protocol: [`PyDataType`] and every
+//! [`pymethods(data_type)`](pymethods) class have one, so `numpy.empty(2, dtype=obj)` and
+//! `jax.numpy.zeros(2, dtype=obj)` take them.
 //!
 //! # Tensors
 //!
@@ -107,8 +110,7 @@
 //! example is [`TensorClass`]'s. The capsule is named `dltensor_versioned` when the consumer's
 //! `max_version` has a major version of 1 or more, `dltensor` otherwise. Its destructor frees
 //! a tensor no consumer took, exactly once, and leaves a consumed (`used_…`) capsule alone.
-//! [`versioned_capsule`] and [`legacy_capsule`] make either capsule of a tensor in hand, for a
-//! `__dlpack__` written by hand.
+//! A `__dlpack__` written by hand makes the same capsules with the same two calls.
 //!
 //! **Consumer.** [`import_tensor`] takes anything with `__dlpack__`, or a capsule: it calls
 //! `__dlpack__(max_version=(1, 3), …)`, falls back to the legacy `__dlpack__()` on a
@@ -349,26 +351,6 @@
 //! asked is a `BufferError`, as the array API standard requires; arguments of the wrong type
 //! are `TypeError`s; a capsule consumed twice is a `ValueError`.
 //!
-//! # Layers
-//!
-//! The module is split by direction: `import/` (the consumer: asking a producer, the C
-//! exchange table of a tensor class, the host copy, the CUDA consumer, `with_tensor_view`),
-//! `export/` (the producer: `DlpackRequest`, capsules, the CUDA producer, the C exchange table
-//! a Rust tensor type publishes) and `values/` (data types and devices as Python values: the
-//! classifier, the readers behind `DataTypeLike` and `DeviceLike`, other libraries, NumPy),
-//! over a few shared leaves: the class cache, the checked int tuples of the protocol, the
-//! exceptions, and the names messages give to Python objects.
-//!
-//! ```text
-//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! class
-//! import
-//! export
-//! values
-//! ints
-//! class_cache error message
-//! ```
-//!
 //! # Why PyO3 0.30
 //!
 //! PyO3 0.30 is the current release line: its `Bound` API is the only one (the GIL-ref API
@@ -389,6 +371,10 @@ mod ints;
 mod message;
 mod values;
 
+// The capsules' names and functions, the classifier and a tensor's device: what a `__dlpack__`
+// written by hand, the crate's own tests and the demo extension reach for. Hidden: the
+// protocol classes, `DlpackRequest` and `import_tensor` are the way in for a framework.
+#[doc(hidden)]
 pub use capsule::{
     LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, capsule_tensor, legacy_capsule,
     versioned_capsule,
@@ -402,9 +388,10 @@ pub use export::tensor::{PyTensor, to_python};
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
 pub use import::{import_tensor, with_tensor_view};
-pub use values::classify::{EXCHANGE_API, ProtocolKind, protocol_kind};
-pub use values::numpy::numpy_dtype;
+#[doc(hidden)]
+pub use values::classify::EXCHANGE_API;
 pub use values::objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
+#[doc(hidden)]
 pub use values::read::{ValueKind, read_tensor_device, value_kind};
 
 /// Completes a framework's data type or device class: see the attribute's documentation.

@@ -1,6 +1,7 @@
 //! [`LegacyManagedTensor`]: [`ManagedTensor`] over the legacy (pre-1.0) `DLManagedTensor`, and
 //! what only it does: the conversion to the versioned struct.
 
+use super::export::owner::TensorOwner;
 use super::managed::ManagedTensor;
 use crate::error::Error;
 use crate::ffi::DLManagedTensor;
@@ -37,6 +38,35 @@ pub type LegacyManagedTensor = ManagedTensor<DLManagedTensor>;
 
 /// What only the legacy struct does.
 impl ManagedTensor<DLManagedTensor> {
+    /// Exports any [`TensorOwner`] as a legacy `DLManagedTensor`, without copying and in one
+    /// allocation, for a consumer of DLPack before 1.0: what
+    /// [`ManagedTensor::from_owner`] is for the versioned struct. The legacy struct has no
+    /// flags, so a description that says `READ_ONLY`, padded sub-byte elements or flag bits
+    /// DLPack 1.3 does not define is refused (`IS_COPIED` is dropped); on error the owner is
+    /// dropped.
+    ///
+    /// ```
+    /// use dlpack_core::LegacyManagedTensor;
+    /// use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
+    ///
+    /// struct Bytes(Vec<u8>, Flags);
+    /// // SAFETY: the Vec holds the 3 elements, owned by `Bytes` alone.
+    /// unsafe impl TensorOwner for Bytes {
+    ///     fn describe(&mut self) -> TensorParts<'_> {
+    ///         TensorParts::host(self.0.as_mut_ptr(), &[3_usize]).with_flags(self.1)
+    ///     }
+    /// }
+    ///
+    /// let legacy = LegacyManagedTensor::from_legacy_owner(Bytes(vec![1, 2, 3], Flags::EMPTY))?;
+    /// assert_eq!(legacy.view()?.as_slice::<u8>()?, [1, 2, 3]);
+    /// let err = LegacyManagedTensor::from_legacy_owner(Bytes(vec![1, 2, 3], Flags::READ_ONLY)).unwrap_err();
+    /// assert!(err.to_string().starts_with("a legacy DLManagedTensor cannot carry the flags READ_ONLY"));
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
+    pub fn from_legacy_owner<O: TensorOwner>(owner: O) -> Result<Self, Error> {
+        Ok(Self::export_owner(owner)?)
+    }
+
     /// Re-exports as a versioned tensor (DLPack 1.3, strides always present) without copying:
     /// the new tensor owns this one. On error this tensor is released.
     ///

@@ -196,25 +196,16 @@
 
 //! # Layers
 //!
-//! The folder holds two chains, each in its own folder: `import/` (a foreign tensor's C
-//! struct, its metadata validated, the views on it, and the one host copy) and `export/` (an
-//! owner's description, checked, the one-allocation export, and `ManagedTensor`, which holds
-//! what either made). Beside them: `from_dlpack` (the tensor side of
-//! [`from_dlpack`](crate::from_dlpack)) and `ndarray`. The
-//! export chain stands on the import one: an export is held to the import rules, and a
-//! `ManagedTensor` hands out the import's views. Internals return `TensorError`; only public
-//! functions, the API boundary, convert it to the crate's `Error`. The refusals (`TensorError`), the
-//! bounds the checks and their messages share (`MAX_NDIM`) and `Flags` are defined below this
-//! folder, in the crate's `error` and `ffi` modules, because the crate's `Error` carries
-//! `TensorError` and every layer above `error` returns `Error`.
-//!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! tests
 //! ndarray
-//! from_dlpack
+//! convert
+//! legacy
+//! managed
 //! export
 //! import
+//! error
+//! flags limits
 //! ```
 
 pub(crate) mod convert;
@@ -228,9 +219,6 @@ pub(crate) mod managed;
 
 #[cfg(feature = "ndarray")]
 mod ndarray;
-
-#[cfg(test)]
-mod tests;
 
 pub use convert::{FromDlpackTensor, ToDlpackTensor};
 pub use error::TensorError;

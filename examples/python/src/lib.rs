@@ -35,8 +35,7 @@ pub use tensor::Tensor;
 #[pymodule]
 mod dlpack_demo {
     use dlpack_core::python::{
-        DataTypeLike, DeviceLike, ProtocolKind, ValueKind, add_values,
-        protocol_kind, read_tensor_device, value_kind,
+        DataTypeLike, DeviceLike, ValueKind, add_values, read_tensor_device, value_kind,
     };
     use dlpack_core::{DataType, Device as DlDevice};
     use pyo3::prelude::*;
@@ -96,8 +95,10 @@ mod dlpack_demo {
         if let Ok(tensor) = obj.cast::<Tensor>() {
             return Ok(tensor.get().dtype_value());
         }
-        match protocol_kind(obj)? {
-            Some(ProtocolKind::Tensor) => {
+        // A name or another library's dtype is not read here: `DataTypeLike` reads it, with
+        // its own message for one that is wrong.
+        match value_kind(obj) {
+            Ok(Some(ValueKind::Tensor)) => {
                 let imported = dlpack_core::python::import_tensor(obj, None, None)?;
                 let view = imported.view()?;
                 Ok(<DType as dlpack_core::DlpackDataType>::from_dlpack_data_type(view.dtype())?)
@@ -110,8 +111,8 @@ mod dlpack_demo {
     /// `Device`, a name) or of any tensor (through its `__dlpack_device__`).
     #[pyfunction]
     fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<PyDevice> {
-        let device = match protocol_kind(obj)? {
-            Some(ProtocolKind::Tensor) => DeviceLike(
+        let device = match value_kind(obj) {
+            Ok(Some(ValueKind::Tensor)) => DeviceLike(
                 <super::Device as dlpack_core::DlpackDevice>::from_dlpack_device(
                     read_tensor_device(obj)?,
                 )?,
@@ -147,7 +148,13 @@ mod dlpack_demo {
         /// (by the protocol methods alone).
         #[pyfunction]
         fn kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
-            Ok(protocol_kind(obj)?.map(name))
+            // A name that is neither a data type nor a device is no protocol object either.
+            Ok(match super::value_kind(obj) {
+                Ok(Some(ValueKind::Tensor)) => Some("tensor"),
+                Ok(Some(ValueKind::DataTypeValue { by_protocol: true })) => Some("dtype"),
+                Ok(Some(ValueKind::DeviceValue { by_protocol: true })) => Some("device"),
+                Ok(_) | Err(_) => None,
+            })
         }
 
         /// `value_kind(obj)`: `"tensor"`, `"dtype"`, `"device"` or `None`, as `from_dlpack`
@@ -156,17 +163,9 @@ mod dlpack_demo {
         fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
             Ok(super::value_kind(obj)?.map(|kind| match kind {
                 ValueKind::Tensor => "tensor",
-                ValueKind::DataTypeValue => "dtype",
-                ValueKind::DeviceValue => "device",
+                ValueKind::DataTypeValue { .. } => "dtype",
+                ValueKind::DeviceValue { .. } => "device",
             }))
-        }
-
-        fn name(kind: ProtocolKind) -> &'static str {
-            match kind {
-                ProtocolKind::Tensor => "tensor",
-                ProtocolKind::DataTypeObject => "dtype",
-                ProtocolKind::DeviceObject => "device",
-            }
         }
 
         /// The classes' `__module__` is this module, which `sys.modules` holds under its full

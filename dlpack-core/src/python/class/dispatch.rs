@@ -99,8 +99,8 @@ where
             let tensor = import(obj, device, copy)?;
             return Ok(tensor.into_pyobject(py)?.into_any().into_bound());
         }
-        Some(ValueKind::DataTypeValue) => "data type",
-        Some(ValueKind::DeviceValue) => "device",
+        Some(ValueKind::DataTypeValue { .. }) => "data type",
+        Some(ValueKind::DeviceValue { .. }) => "device",
         None => {
             return Err(PyTypeError::new_err(format!(
                 "from_dlpack() takes a tensor (an object with __dlpack__, or a DLPack capsule), \
@@ -119,7 +119,9 @@ where
         )));
     }
     Ok(match kind {
-        Some(ValueKind::DataTypeValue) => new_data_type::<D>(obj)?.into_pyobject(py)?.into_any(),
+        Some(ValueKind::DataTypeValue { .. }) => {
+            new_data_type::<D>(obj)?.into_pyobject(py)?.into_any()
+        }
         _ => new_device::<V>(obj)?.into_pyobject(py)?.into_any(),
     })
 }

@@ -17,7 +17,8 @@ use super::names::{class_name, python_error};
 use crate::DataType;
 use crate::Device;
 use crate::convert::{DlpackDataType, DlpackDevice};
-use crate::python::{DataTypeLike, DeviceLike, numpy_dtype};
+use crate::python::values::numpy::to_numpy_dtype;
+use crate::python::{DataTypeLike, DeviceLike};
 
 /// A `#[pyclass]` whose values are DLPack data types, completed by `#[pymethods(data_type)]`,
 /// which implements this trait: its supertraits are checked once, there, so a type that
@@ -209,7 +210,7 @@ pub fn numpy_dtype_of<'py, T: DataTypeClass>(
     value: &T,
 ) -> PyResult<Bound<'py, PyAny>> {
     let data_type = dlpack_data_type(py, value)?;
-    numpy_dtype(py, DataType::from(data_type))
+    to_numpy_dtype(py, DataType::from(data_type))
 }
 
 /// A device's `type`: `"cpu"`, `"cuda"`, … as `torch.device` and TVM FFI name it.

@@ -11,7 +11,7 @@
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
 //! dispatch values
-//! methods export tensor
+//! methods tensor
 //! names
 //! ```
 

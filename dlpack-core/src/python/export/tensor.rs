@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
 use super::request::{DataAccess, DlpackRequest, ExportPlan};
+use crate::python::TensorClass;
 use crate::python::error::buffer_error;
 use crate::tensor::ToDlpackTensor;
 use crate::{Device, Error, ManagedTensor};
@@ -154,7 +155,7 @@ impl PyTensor {
     }
 
     /// The export for one consumer: the first one, or a new one.
-    fn export(&self) -> Result<ManagedTensor, Error> {
+    fn next_export(&self) -> Result<ManagedTensor, Error> {
         let first = self
             .first
             .lock()
@@ -167,20 +168,29 @@ impl PyTensor {
     }
 }
 
-#[pymethods]
-impl PyTensor {
-    /// The DLPack capsule a consumer asks for; see the type's docs for the rules.
-    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
-    fn __dlpack__<'py>(
+/// The rules in the type's docs: the source decides sharing, [`DlpackRequest::plan`] the
+/// rest, and a copy is a compact host copy.
+///
+/// ```
+/// use std::sync::Arc;
+/// use dlpack_core::Device;
+/// use dlpack_core::python::{DlpackRequest, PyTensor, TensorClass};
+///
+/// let tensor = PyTensor::new(Arc::<[u8]>::from([1, 2]))?;
+/// assert_eq!(TensorClass::dlpack_device(&tensor)?, Device::CPU);
+/// # Ok::<(), pyo3::PyErr>(())
+/// ```
+impl TensorClass for PyTensor {
+    fn dlpack_device(&self) -> PyResult<Device> {
+        Ok(self.device)
+    }
+
+    fn dlpack<'py>(
         &self,
         py: Python<'py>,
-        stream: Option<&Bound<'py, PyAny>>,
-        max_version: Option<&Bound<'py, PyAny>>,
-        dl_device: Option<&Bound<'py, PyAny>>,
-        copy: Option<bool>,
+        request: &DlpackRequest,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let request = DlpackRequest::new(stream, max_version, dl_device, copy)?;
-        let tensor = self.export().map_err(buffer_error)?;
+        let tensor = self.next_export().map_err(buffer_error)?;
         if tensor.device() != self.device {
             return Err(PyBufferError::new_err(format!(
                 "the tensor was exported on {} and now on {}: a `ToDlpackTensor` source must \
@@ -193,22 +203,23 @@ impl PyTensor {
             DataAccess::ReadOnly if self.immutable => DataAccess::Immutable,
             access => access,
         };
-        let tensor = match request.plan(self.device, access, |to| to == Device::CPU)? {
+        let plan = request.plan(self.device, access, |to| to == Device::CPU)?;
+        // The only target `plan` may choose here is the CPU: a compact copy, `IS_COPIED`.
+        let tensor = match plan {
             ExportPlan::Share => tensor,
-            // The only target `plan` may choose here is the CPU: a compact copy, `IS_COPIED`.
-            ExportPlan::Copy(_) => {
-                let view = tensor.view().map_err(buffer_error)?;
-                view.to_dlpack_tensor().map_err(buffer_error)?
-            }
+            ExportPlan::Copy(_) => tensor
+                .view()
+                .and_then(|view| view.to_dlpack_tensor())
+                .map_err(buffer_error)?,
         };
-        request.tensor_capsule(py, tensor)
-    }
-
-    /// `(device_type, device_id)`: `(1, 0)`, the CPU.
-    fn __dlpack_device__(&self) -> (i32, i32) {
-        self.device.into()
+        request.answer(py, plan, tensor)
     }
 }
+
+// `__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)` and
+// `__dlpack_device__()`, written as for any tensor class.
+#[dlpack_derive::pymethods(tensor, crate = "crate")]
+impl PyTensor {}
 
 /// Hands `source` to Python as a [`PyTensor`], ready for `numpy.from_dlpack` (or any DLPack
 /// consumer) in one call. The object keeps an owned copy of `source` (`to_owned`: for a

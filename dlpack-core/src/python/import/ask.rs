@@ -15,7 +15,7 @@ use crate::ffi::DLPackVersion;
 use crate::python::capsule::capsule_tensor;
 use crate::python::import::table::Table;
 use crate::python::message::type_name;
-use crate::python::values::classify::{TensorClass, tensor_class};
+use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::ManagedTensor;
 
 /// The tensor `obj` holds: a capsule consumed as it is, or what `obj.__dlpack__(…)` returns
@@ -31,7 +31,7 @@ pub(crate) fn take_tensor(
     if let Ok(capsule) = obj.cast::<PyCapsule>() {
         return capsule_tensor(capsule);
     }
-    let TensorClass::Tensor { table } = tensor_class(&obj.get_type())? else {
+    let AsTensor::Tensor { table } = as_tensor(&obj.get_type())? else {
         return Err(PyTypeError::new_err(format!(
             "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
              got {}",

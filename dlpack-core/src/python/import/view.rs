@@ -8,7 +8,7 @@ use crate::ffi::DLTensor;
 use crate::python::error::buffer_error;
 use crate::python::import::import_tensor;
 use crate::python::import::table::Table;
-use crate::python::values::classify::{TensorClass, tensor_class};
+use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::{Flags, TensorView};
 
 /// Lends `f` a validated [`TensorView`] of the Python tensor `obj` for the duration of the
@@ -20,7 +20,7 @@ use crate::tensor::{Flags, TensorView};
 ///   the producer fills a `DLTensor` on this function's stack, pointing at its own shape and
 ///   strides: nothing is allocated, nothing is called through Python.
 /// - Otherwise (NumPy, TVM FFI, PyTorch, JAX, a capsule) the tensor is imported as
-///   [`from_dlpack`] imports it (through the table's owning export when there is one, else
+///   [`import_tensor`] imports it (through the table's owning export when there is one, else
 ///   `__dlpack__`), and released to its producer when `f` returns.
 ///
 /// Either way the view is validated as every import is, and it cannot outlive the call: the
@@ -65,7 +65,7 @@ pub fn with_tensor_view<R>(
     obj: &Bound<'_, PyAny>,
     f: impl FnOnce(TensorView<'_>) -> R,
 ) -> PyResult<R> {
-    if let TensorClass::Tensor { table: Some(table) } = tensor_class(&obj.get_type())? {
+    if let AsTensor::Tensor { table: Some(table) } = as_tensor(&obj.get_type())? {
         let table = Table(table);
         let mut raw = DLTensor {
             data: core::ptr::null_mut(),

@@ -3,10 +3,10 @@
 //! (tensor, data type, device) it speaks, or else which kind of value of another library it is
 //! (`libraries.rs`), and for a tensor class, the C exchange table it publishes.
 //!
-//! Two public answers come from it, with two types since they answer two questions:
-//! [`protocol_kind`] (a [`ProtocolKind`]: which protocol the class speaks) and, in `read.rs`,
-//! `value_kind` (a `ValueKind`: what the object means as a value, names and other libraries'
-//! dtypes and devices included).
+//! One answer leaves the Python layer: `value_kind` (in `read.rs`), what the object means as a
+//! value (names and other libraries' dtypes and devices included), and whether its class
+//! carries the protocol. Inside, [`object_kind`] gives the class's [`ClassKind`] and
+//! [`as_tensor`] whether it is a tensor class, with its C exchange table.
 //!
 
 use core::ffi::CStr;
@@ -26,33 +26,8 @@ use crate::python::class_cache::{self, Entry};
 ///    also has `__dlpack_device__`, which then names the tensor's device, not a device object).
 /// 2. A class with `__dlpack_data_type__` is a [`DataTypeObject`](Self::DataTypeObject).
 /// 3. A class with `__dlpack_device__` (and no `__dlpack__`) is a [`DeviceObject`](Self::DeviceObject).
-///
-/// ```
-/// use dlpack_core::{Device, ManagedTensor};
-/// use dlpack_core::python::{ProtocolKind, PyDevice, protocol_kind, versioned_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let gpu = Bound::new(py, PyDevice::from(Device::cuda(0)))?;
-///     assert_eq!(protocol_kind(gpu.as_any())?, Some(ProtocolKind::DeviceObject));
-///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8], &[1])?)?;
-///     assert_eq!(protocol_kind(capsule.as_any())?, Some(ProtocolKind::Tensor));
-///     // A class with both `__dlpack__` and `__dlpack_device__` is a tensor, not a device.
-///     let globals = pyo3::types::PyDict::new(py);
-///     py.run(
-///         c"class T:\n    def __dlpack__(self, **kw): pass\n    def __dlpack_device__(self): return (1, 0)",
-///         Some(&globals),
-///         None,
-///     )?;
-///     let tensor = globals.get_item("T")?.unwrap().call0()?;
-///     assert_eq!(protocol_kind(&tensor)?, Some(ProtocolKind::Tensor));
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ProtocolKind {
+pub(crate) enum ProtocolKind {
     /// A tensor: `__dlpack__`, or a raw DLPack capsule.
     Tensor,
     /// A data type: `__dlpack_data_type__`.
@@ -61,36 +36,6 @@ pub enum ProtocolKind {
     DeviceObject,
     // (Not `DataType`/`Device`: a second item of either name anywhere in the crate graph makes
     // rustc print `dlpack_core::DataType` in full in every diagnostic.)
-}
-
-/// Which kind of DLPack value `obj` is, or `None` for an object that speaks none of the three
-/// protocols. Only the class is looked at; nothing is called.
-///
-/// The answer for a class is worked out once and remembered, for up to 64 classes (which are
-/// then kept alive), as TVM FFI keeps its per-class decisions: looking up a method a class
-/// does not have raises and clears an `AttributeError` inside CPython, which costs more than
-/// the protocol call that follows. So a protocol method added to a class (or removed) after an
-/// object of that class was looked at is not seen: define the protocol in the class body.
-///
-/// ```
-/// use dlpack_core::DataType;
-/// use dlpack_core::python::{ProtocolKind, protocol_kind, PyDataType};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let f16 = Bound::new(py, PyDataType::from(DataType::F16))?;
-///     assert_eq!(protocol_kind(f16.as_any())?, Some(ProtocolKind::DataTypeObject));
-///     assert_eq!(protocol_kind(&1.5f64.into_pyobject(py)?.into_any())?, None);
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
-pub fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
-    Ok(match object_kind(obj)? {
-        ClassKind::Protocol(kind) => Some(kind),
-        ClassKind::Recognised(_) | ClassKind::Unknown => None,
-    })
 }
 
 /// What the objects of a class are: a protocol kind, a kind of object recognised by its class, or
@@ -108,7 +53,7 @@ pub(crate) enum ClassKind {
 /// What the objects of a class are, for an import: a tensor class (and the C exchange table it
 /// publishes, if one this crate speaks), or not a tensor class.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum TensorClass {
+pub(crate) enum AsTensor {
     /// The class has `__dlpack__`.
     Tensor {
         /// Its `__dlpack_c_exchange_api__` table, when it publishes one this crate speaks.
@@ -126,21 +71,12 @@ pub(crate) fn object_kind(obj: &Bound<'_, PyAny>) -> PyResult<ClassKind> {
     Ok(classify(&obj.get_type())?.0)
 }
 
-/// The protocol kind of the objects of `class`. A capsule's class is `None` here: capsules are
-/// tensors by name, not by class.
-pub(crate) fn class_kind(class: &Bound<'_, PyType>) -> PyResult<Option<ProtocolKind>> {
-    Ok(match classify(class)?.0 {
-        ClassKind::Protocol(kind) => Some(kind),
-        ClassKind::Recognised(_) | ClassKind::Unknown => None,
-    })
-}
-
 /// Whether `class` is a tensor class, with the exchange table it publishes
 /// (`__dlpack_c_exchange_api__`, looked up once per class with the protocol methods).
-pub(crate) fn tensor_class(class: &Bound<'_, PyType>) -> PyResult<TensorClass> {
+pub(crate) fn as_tensor(class: &Bound<'_, PyType>) -> PyResult<AsTensor> {
     Ok(match classify(class)? {
-        (ClassKind::Protocol(ProtocolKind::Tensor), table) => TensorClass::Tensor { table },
-        _ => TensorClass::NotTensor,
+        (ClassKind::Protocol(ProtocolKind::Tensor), table) => AsTensor::Tensor { table },
+        _ => AsTensor::NotTensor,
     })
 }
 
@@ -241,6 +177,14 @@ mod tests {
     use pyo3::types::PyDict;
 
     use super::*;
+
+    /// Which protocol `obj`'s class speaks, as TVM FFI decides it.
+    fn protocol_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ProtocolKind>> {
+        Ok(match object_kind(obj)? {
+            ClassKind::Protocol(kind) => Some(kind),
+            ClassKind::Recognised(_) | ClassKind::Unknown => None,
+        })
+    }
 
     const EXPECTED: [Option<ProtocolKind>; 5] = [
         Some(ProtocolKind::Tensor),

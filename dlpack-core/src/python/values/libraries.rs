@@ -137,15 +137,15 @@ pub(crate) fn recognise(class: &Bound<'_, PyType>) -> PyResult<Option<Recognised
 pub(crate) fn data_type(obj: &Bound<'_, PyAny>, library: Recognised) -> PyResult<Option<DataType>> {
     let py = obj.py();
     match library {
-        Recognised::NumpyDtype => numpy_dtype(obj).map(Some),
+        Recognised::NumpyDtype => read_numpy_dtype(obj).map(Some),
         Recognised::Class => match numpy_type(obj)? {
-            Some(dtype) => numpy_dtype(&dtype).map(Some),
+            Some(dtype) => read_numpy_dtype(&dtype).map(Some),
             None => Ok(None),
         },
         Recognised::TorchDtype => torch_dtype(obj).map(Some),
         // array-api-strict wraps a NumPy dtype, which its arrays have.
         Recognised::ArrayApiStrictDtype => {
-            numpy_dtype(&obj.getattr(intern!(py, "_np_dtype"))?).map(Some)
+            read_numpy_dtype(&obj.getattr(intern!(py, "_np_dtype"))?).map(Some)
         }
         _ => Ok(None),
     }
@@ -223,7 +223,7 @@ pub(crate) fn numpy_type<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<
 /// `float8_e5m2`, `int4`, …, whose `kind` says little) are read from their `name`, which is the
 /// DLPack name, checked against their `itemsize`. A dtype in the other byte order is refused:
 /// DLPack data is in the host's.
-fn numpy_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<DataType> {
+fn read_numpy_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<DataType> {
     let py = dtype.py();
     let kind: String = dtype.getattr(intern!(py, "kind"))?.extract()?;
     let itemsize: usize = dtype.getattr(intern!(py, "itemsize"))?.extract()?;

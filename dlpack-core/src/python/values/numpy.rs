@@ -43,27 +43,7 @@ const ML_DTYPES: [&str; 20] = [
 /// `TypeError` when there is no such dtype: a data type with lanes, one neither library has
 /// (`float128`, `handle`), or one of ml_dtypes' when ml_dtypes is not installed (the message
 /// names the package to install), or NumPy itself is not.
-///
-/// ```
-/// use dlpack_core::DataType;
-/// use dlpack_core::python::numpy_dtype;
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     match numpy_dtype(py, DataType::F16) {
-///         Ok(dtype) => assert_eq!(dtype.repr()?.to_str()?, "dtype('float16')"),
-///         // An interpreter without NumPy.
-///         Err(err) => assert!(err.to_string().contains("needs NumPy, which is not installed")),
-///     }
-///     let err = numpy_dtype(py, DataType::F32.with_lanes(4)).unwrap_err();
-///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
-///     assert!(err.to_string().contains("float32x4"), "{err}");
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
-pub fn numpy_dtype(py: Python<'_>, data_type: DataType) -> PyResult<Bound<'_, PyAny>> {
+pub(crate) fn to_numpy_dtype(py: Python<'_>, data_type: DataType) -> PyResult<Bound<'_, PyAny>> {
     let name = data_type.to_string();
     let native = data_type.lanes == 1
         && matches!(
@@ -117,4 +97,32 @@ fn import<'py>(
         refused.set_cause(py, Some(err));
         refused
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use pyo3::prelude::*;
+
+    use super::to_numpy_dtype;
+    use crate::DataType;
+
+    #[test]
+    fn a_data_type_with_lanes_has_no_numpy_dtype() {
+        Python::initialize();
+        Python::attach(|py| -> PyResult<()> {
+            match to_numpy_dtype(py, DataType::F16) {
+                Ok(dtype) => assert_eq!(dtype.repr()?.to_str()?, "dtype('float16')"),
+                // An interpreter without NumPy.
+                Err(err) => assert!(
+                    err.to_string()
+                        .contains("needs NumPy, which is not installed")
+                ),
+            }
+            let err = to_numpy_dtype(py, DataType::F32.with_lanes(4)).unwrap_err();
+            assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+            assert!(err.to_string().contains("float32x4"), "{err}");
+            Ok(())
+        })
+        .unwrap();
+    }
 }

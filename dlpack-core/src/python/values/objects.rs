@@ -5,7 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyTuple, PyType};
 
-use super::numpy::numpy_dtype;
+use super::numpy::to_numpy_dtype;
 use super::read;
 use crate::DataType;
 use crate::Device;
@@ -19,7 +19,7 @@ use crate::convert::{DlpackDataType, DlpackDevice};
 /// `DataType("float16")`, `DataType(paddle.float16)` or `DataType(numpy.float16)` (anything
 /// [`DataTypeLike`] reads); `str()` gives the canonical name, `repr()` `DataType('float16')`;
 /// `==` and `hash()` compare the DLPack value; `code`, `bits` and `lanes` are read-only
-/// attributes; `dtype` is the NumPy dtype ([`numpy_dtype`](crate::python::numpy_dtype)), so that
+/// attributes; `dtype` is the NumPy dtype (NumPy's own, or ml_dtypes' for the types NumPy lacks), so that
 /// `numpy.empty(2, dtype=obj)` takes the object.
 /// In Rust, `PyDataType::from(data_type)` and `DataType::from(object)` convert both ways.
 ///
@@ -80,87 +80,86 @@ use crate::convert::{DlpackDataType, DlpackDevice};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PyDataType(DataType);
 
-/// Any [`DataType`] as a Python object.
-///
-/// ```
-/// use dlpack_core::{DataType, python::PyDataType};
-///
-/// let object = PyDataType::from(DataType::C64);
-/// assert_eq!(DataType::from(object), DataType::C64);
-/// ```
-impl From<DataType> for PyDataType {
-    fn from(value: DataType) -> Self {
-        Self(value)
-    }
+/// The two protocol value classes, [`PyDataType`] and [`PyDevice`]: the conversions both ways,
+/// `Display`, and every Python method but the protocol method and the attributes, which
+/// differ. (One `#[pymethods]` block per class: the macro writes it whole.)
+macro_rules! value_class {
+    (
+        $class:ident($value:ident), $read:path, $python:literal,
+        $(#[$protocol_doc:meta])* fn $protocol:ident() -> $tuple:ty;
+        $($extra:tt)*
+    ) => {
+        #[doc = concat!("Any [`", stringify!($value), "`] as a Python object.")]
+        impl From<$value> for $class {
+            fn from(value: $value) -> Self {
+                Self(value)
+            }
+        }
+
+        /// The DLPack value of the object.
+        impl From<$class> for $value {
+            fn from(value: $class) -> Self {
+                value.0
+            }
+        }
+
+        /// The canonical name, what Python's `str()` gives.
+        impl core::fmt::Display for $class {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                core::fmt::Display::fmt(&self.0, f)
+            }
+        }
+
+        #[pymethods]
+        impl $class {
+            #[doc = concat!("`", $python, "(obj)`: from a name or any object `", stringify!($read), "` reads.")]
+            #[new]
+            fn py_new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+                $read(obj).map(Self)
+            }
+
+            $(#[$protocol_doc])*
+            fn $protocol(&self) -> $tuple {
+                self.0.into()
+            }
+
+            fn __repr__(&self) -> String {
+                format!(concat!($python, "('{}')"), self.0)
+            }
+
+            #[doc = concat!("Pickled as `", $python, "(name)`: every value's name parses back to it.")]
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+                by_name(slf, slf.get().0.to_string())
+            }
+
+            /// The object itself: it is immutable (`copy.copy` and `copy.deepcopy` alike).
+            #[pyo3(signature = (_memo=None))]
+            fn __deepcopy__<'py>(
+                slf: Bound<'py, Self>,
+                _memo: Option<&Bound<'py, PyAny>>,
+            ) -> Bound<'py, Self> {
+                slf
+            }
+
+            fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+                slf
+            }
+
+            $($extra)*
+        }
+    };
 }
 
-/// The DLPack value of the object.
-///
-/// ```
-/// use dlpack_core::{DataType, python::PyDataType};
-///
-/// let back: DataType = PyDataType::from(DataType::U16).into();
-/// assert_eq!(back, DataType::U16);
-/// ```
-impl From<PyDataType> for DataType {
-    fn from(value: PyDataType) -> Self {
-        value.0
-    }
-}
-
-/// The canonical name, what Python's `str()` gives.
-///
-/// ```
-/// use dlpack_core::{DataType, python::PyDataType};
-///
-/// assert_eq!(PyDataType::from(DataType::F32.with_lanes(4)).to_string(), "float32x4");
-/// ```
-impl core::fmt::Display for PyDataType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        core::fmt::Display::fmt(&self.0, f)
-    }
-}
-
-#[pymethods]
-impl PyDataType {
-    /// `DataType(obj)`: from a data type name or any object with `__dlpack_data_type__`.
-    #[new]
-    fn py_new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        read::data_type(obj).map(Self)
-    }
-
+value_class! {
+    PyDataType(DataType), read::data_type, "DataType",
     /// `(code, bits, lanes)`, plain ints.
-    fn __dlpack_data_type__(&self) -> (u8, u8, u16) {
-        self.0.into()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("DataType('{}')", self.0)
-    }
+    fn __dlpack_data_type__() -> (u8, u8, u16);
 
     /// The NumPy dtype: NumPy's `dtype`-attribute protocol, through which `numpy.dtype(obj)`,
     /// and so NumPy's and JAX's functions, take this object.
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        numpy_dtype(py, self.0)
-    }
-
-    /// Pickled as `DataType(name)`: every data type's name parses back to it.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
-        by_name(slf, slf.get().0.to_string())
-    }
-
-    /// The object itself: it is immutable (`copy.copy` and `copy.deepcopy` alike).
-    #[pyo3(signature = (_memo=None))]
-    fn __deepcopy__<'py>(
-        slf: Bound<'py, Self>,
-        _memo: Option<&Bound<'py, PyAny>>,
-    ) -> Bound<'py, Self> {
-        slf
-    }
-
-    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
-        slf
+        to_numpy_dtype(py, self.0)
     }
 
     /// The `DLDataTypeCode`.
@@ -215,82 +214,10 @@ impl PyDataType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PyDevice(Device);
 
-/// Any [`Device`] as a Python object.
-///
-/// ```
-/// use dlpack_core::{Device, python::PyDevice};
-///
-/// let object = PyDevice::from(Device::CUDA_HOST);
-/// assert_eq!(Device::from(object), Device::CUDA_HOST);
-/// ```
-impl From<Device> for PyDevice {
-    fn from(value: Device) -> Self {
-        Self(value)
-    }
-}
-
-/// The DLPack value of the object.
-///
-/// ```
-/// use dlpack_core::{Device, python::PyDevice};
-///
-/// let back: Device = PyDevice::from(Device::cuda(5)).into();
-/// assert_eq!(back, Device::cuda(5));
-/// ```
-impl From<PyDevice> for Device {
-    fn from(value: PyDevice) -> Self {
-        value.0
-    }
-}
-
-/// The canonical name, what Python's `str()` gives.
-///
-/// ```
-/// use dlpack_core::{Device, python::PyDevice};
-///
-/// assert_eq!(PyDevice::from(Device::cuda(1)).to_string(), "cuda:1");
-/// assert_eq!(PyDevice::from(Device::CPU).to_string(), "cpu");
-/// ```
-impl core::fmt::Display for PyDevice {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        core::fmt::Display::fmt(&self.0, f)
-    }
-}
-
-#[pymethods]
-impl PyDevice {
-    /// `Device(obj)`: from a device name or any device object with `__dlpack_device__`.
-    #[new]
-    fn py_new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        read::device(obj).map(Self)
-    }
-
+value_class! {
+    PyDevice(Device), read::device, "Device",
     /// `(device_type, device_id)`, plain ints.
-    fn __dlpack_device__(&self) -> (i32, i32) {
-        self.0.into()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("Device('{}')", self.0)
-    }
-
-    /// Pickled as `Device(name)`: every device's name parses back to it.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
-        by_name(slf, slf.get().0.to_string())
-    }
-
-    /// The object itself: it is immutable (`copy.copy` and `copy.deepcopy` alike).
-    #[pyo3(signature = (_memo=None))]
-    fn __deepcopy__<'py>(
-        slf: Bound<'py, Self>,
-        _memo: Option<&Bound<'py, PyAny>>,
-    ) -> Bound<'py, Self> {
-        slf
-    }
-
-    fn __copy__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
-        slf
-    }
+    fn __dlpack_device__() -> (i32, i32);
 
     /// The `DLDeviceType`.
     #[getter]

@@ -20,7 +20,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyType};
 
-use super::classify::{ClassKind, ProtocolKind, class_kind, object_kind};
+use super::classify::{AsTensor, ClassKind, ProtocolKind, as_tensor, object_kind};
 use super::libraries::{self, Recognised};
 use crate::DataType;
 use crate::Device;
@@ -110,9 +110,9 @@ fn what(obj: &Bound<'_, PyAny>) -> String {
 }
 
 /// What a Python object is as a DLPack value, as [`value_kind`] reads it: a tensor, a data
-/// type or a device, whichever protocol (or none: a name, another library's object) says so.
-/// [`ProtocolKind`](super::classify::ProtocolKind), which [`protocol_kind`](super::classify::protocol_kind)
-/// returns, answers another question: which protocol method the object's class has.
+/// type or a device, whichever protocol (or none: a name, another library's object) says so;
+/// `by_protocol` says whether the object's class has the protocol method, which is all TVM
+/// FFI looks at.
 ///
 /// ```
 /// use dlpack_core::python::{ValueKind, value_kind};
@@ -120,7 +120,7 @@ fn what(obj: &Bound<'_, PyAny>) -> String {
 ///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
-///     assert_eq!(value_kind(&py.eval(c"'float16'", None, None)?)?, Some(ValueKind::DataTypeValue));
+///     assert_eq!(value_kind(&py.eval(c"'float16'", None, None)?)?, Some(ValueKind::DataTypeValue { by_protocol: false }));
 ///     Ok(())
 /// })?;
 /// # Ok::<(), PyErr>(())
@@ -129,18 +129,25 @@ fn what(obj: &Bound<'_, PyAny>) -> String {
 pub enum ValueKind {
     /// A tensor: `__dlpack__`, or a raw DLPack capsule.
     Tensor,
-    /// A data type: a protocol object, a name, or another library's dtype.
-    DataTypeValue,
-    /// A device: a protocol object, a name, a `(device_type, device_id)` tuple, or another
-    /// library's device.
-    DeviceValue,
+    /// A data type: a protocol object (`by_protocol`: its class has `__dlpack_data_type__`), a
+    /// name, or another library's dtype.
+    DataTypeValue {
+        /// Whether its class has the protocol method, as TVM FFI decides.
+        by_protocol: bool,
+    },
+    /// A device: a protocol object (`by_protocol`: its class has `__dlpack_device__` and no
+    /// `__dlpack__`), a name, a `(device_type, device_id)` tuple, or another library's device.
+    DeviceValue {
+        /// Whether its class has the protocol method, as TVM FFI decides.
+        by_protocol: bool,
+    },
     // (Not `DataType`/`Device`, as for `ProtocolKind`: a second item of either name in the
     // crate graph makes rustc print `dlpack_core::DataType` in full in every diagnostic.)
 }
 
 /// Which kind of DLPack value `obj` is: a tensor, a data type or a device, or `None` for an
-/// object that is none of them. It is [`protocol_kind`](super::classify::protocol_kind) widened to every
-/// object [`DataTypeLike`](crate::python::DataTypeLike) and [`DeviceLike`](crate::python::DeviceLike) read:
+/// object that is none of them. It reads the protocol methods of the object's class, as TVM
+/// FFI does, then every other object [`DataTypeLike`](crate::python::DataTypeLike) and [`DeviceLike`](crate::python::DeviceLike) read:
 /// the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict, TVM FFI's
 /// `Device`, `(device_type, device_id)` tuples, and names: a `str` is a data type when it
 /// parses as a data type name, a device when it parses as a device name (no name is both), and
@@ -157,9 +164,9 @@ pub enum ValueKind {
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let kind = |code: &std::ffi::CStr| value_kind(&py.eval(code, None, None)?);
-///     assert_eq!(kind(c"'bfloat16'")?, Some(ValueKind::DataTypeValue));
-///     assert_eq!(kind(c"'cuda:1'")?, Some(ValueKind::DeviceValue));
-///     assert_eq!(kind(c"(2, 0)")?, Some(ValueKind::DeviceValue));
+///     assert_eq!(kind(c"'bfloat16'")?, Some(ValueKind::DataTypeValue { by_protocol: false }));
+///     assert_eq!(kind(c"'cuda:1'")?, Some(ValueKind::DeviceValue { by_protocol: false }));
+///     assert_eq!(kind(c"(2, 0)")?, Some(ValueKind::DeviceValue { by_protocol: false }));
 ///     assert_eq!(kind(c"1.5")?, None);
 ///     let err = kind(c"'flaot16'").unwrap_err();
 ///     assert!(err.to_string().contains("did you mean `float16`?"), "{err}");
@@ -170,13 +177,17 @@ pub enum ValueKind {
 pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ValueKind>> {
     Ok(match object_kind(obj)? {
         ClassKind::Protocol(ProtocolKind::Tensor) => Some(ValueKind::Tensor),
-        ClassKind::Protocol(ProtocolKind::DataTypeObject) => Some(ValueKind::DataTypeValue),
-        ClassKind::Protocol(ProtocolKind::DeviceObject) => Some(ValueKind::DeviceValue),
+        ClassKind::Protocol(ProtocolKind::DataTypeObject) => {
+            Some(ValueKind::DataTypeValue { by_protocol: true })
+        }
+        ClassKind::Protocol(ProtocolKind::DeviceObject) => {
+            Some(ValueKind::DeviceValue { by_protocol: true })
+        }
         ClassKind::Recognised(Recognised::Name) => {
             let text = obj.cast::<PyString>()?.to_str()?;
             match (text.parse::<DataType>(), text.parse::<Device>()) {
-                (Ok(_), _) => Some(ValueKind::DataTypeValue),
-                (_, Ok(_)) => Some(ValueKind::DeviceValue),
+                (Ok(_), _) => Some(ValueKind::DataTypeValue { by_protocol: false }),
+                (_, Ok(_)) => Some(ValueKind::DeviceValue { by_protocol: false }),
                 (Err(data_type), Err(device)) => {
                     return Err(PyValueError::new_err(format!(
                         "{data_type}; nor is it a device: {device}"
@@ -186,9 +197,11 @@ pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ValueKind>> {
         }
         ClassKind::Recognised(Recognised::Class) => libraries::numpy_type(obj)?
             .is_some()
-            .then_some(ValueKind::DataTypeValue),
-        ClassKind::Recognised(library) if library.is_device() => Some(ValueKind::DeviceValue),
-        ClassKind::Recognised(_) => Some(ValueKind::DataTypeValue),
+            .then_some(ValueKind::DataTypeValue { by_protocol: false }),
+        ClassKind::Recognised(library) if library.is_device() => {
+            Some(ValueKind::DeviceValue { by_protocol: false })
+        }
+        ClassKind::Recognised(_) => Some(ValueKind::DataTypeValue { by_protocol: false }),
         ClassKind::Unknown => None,
     })
 }
@@ -221,7 +234,7 @@ pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ValueKind>> {
 /// # Ok::<(), PyErr>(())
 /// ```
 pub fn read_tensor_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
-    if class_kind(&obj.get_type())? != Some(ProtocolKind::Tensor) {
+    if let AsTensor::NotTensor = as_tensor(&obj.get_type())? {
         return Err(PyTypeError::new_err(format!(
             "expected a tensor: an object whose class has __dlpack__ and __dlpack_device__, got {}",
             type_name(obj)

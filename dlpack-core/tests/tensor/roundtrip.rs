@@ -1,12 +1,13 @@
 //! Round trips: every element type, ranks 0 to 8, empty tensors, strided and negative-stride
 //! layouts, legacy and versioned, and the `from_dlpack` conversions.
 
+use dlpack_core::tensor::ToDlpackTensor;
 use std::sync::Arc;
 
 use super::Foreign;
-use crate::ffi::{DLDataTypeCode, DLPackVersion};
-use crate::tensor::{Flags, TensorOwner, TensorParts};
-use crate::{
+use dlpack_core::ffi::{DLDataTypeCode, DLPackVersion};
+use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
+use dlpack_core::{
     DataType, Device, Element, LegacyManagedTensor, ManagedTensor, TensorView, from_dlpack,
 };
 
@@ -33,7 +34,7 @@ fn round_trip<T: Element + PartialEq + core::fmt::Debug>(values: &[T]) {
         T::DATA_TYPE
     );
     // A copy, then the conversions of `from_dlpack`.
-    let copy = crate::tensor::managed::compact_copy(&view).unwrap();
+    let copy = view.to_dlpack_tensor().unwrap();
     assert_eq!(copy.flags(), Flags::IS_COPIED);
     assert_eq!(copy.view().unwrap().as_slice::<T>().unwrap(), values);
     let back: Vec<T> = from_dlpack(&tensor).unwrap();
@@ -124,10 +125,7 @@ fn ranks_zero_to_eight() {
         assert_eq!(view.len(), count);
         let expect_shape: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         assert_eq!(view.shape(), expect_shape);
-        assert_eq!(
-            view.strides(),
-            crate::tensor::import::validate::compact_strides(&expect_shape)
-        );
+        assert_eq!(view.strides(), super::compact_strides(&expect_shape));
         assert_eq!(view.as_slice::<u32>().unwrap(), data);
         assert_eq!(view.iter::<u32>().unwrap().collect::<Vec<_>>(), data);
         let legacy = ManagedTensor::from_vec(data.clone(), &shape)
@@ -147,7 +145,7 @@ fn empty_tensors() {
         assert_eq!(view.as_slice::<f32>().unwrap(), &[] as &[f32]);
         assert_eq!(view.iter::<f32>().unwrap().count(), 0);
         assert!(view.byte_range().is_empty());
-        let copy = crate::tensor::managed::compact_copy(&view).unwrap();
+        let copy = view.to_dlpack_tensor().unwrap();
         assert_eq!(copy.view().unwrap().shape(), view.shape());
     }
     // DLPack asks producers for a null data pointer on empty tensors, with any strides.
@@ -175,7 +173,7 @@ fn strided_and_negative_strides() {
         let view = tensor.view().unwrap();
         let items = view.iter::<i32>().unwrap().collect::<Vec<_>>();
         assert_eq!(view.to_vec::<i32>().unwrap(), items);
-        let copy = crate::tensor::managed::compact_copy(&view).unwrap();
+        let copy = view.to_dlpack_tensor().unwrap();
         assert_eq!(copy.view().unwrap().as_slice::<i32>().unwrap(), items);
         items
     };
@@ -291,7 +289,7 @@ fn sub_byte_types() {
     assert!(view.is_packed());
     assert_eq!(view.byte_range(), 0..3);
     assert_eq!(view.as_bytes().unwrap(), [0x21, 0x43, 0x05]);
-    let copy = crate::tensor::managed::compact_copy(&view).unwrap();
+    let copy = view.to_dlpack_tensor().unwrap();
     assert_eq!(copy.flags(), Flags::IS_COPIED);
     assert_eq!(copy.view().unwrap().as_bytes().unwrap(), [0x21, 0x43, 0x05]);
     // Padded: one element per byte, strides allowed.
@@ -302,7 +300,7 @@ fn sub_byte_types() {
     let view = tensor.view().unwrap();
     assert!(!view.is_packed());
     assert_eq!(view.byte_range(), 0..5);
-    let copy = crate::tensor::managed::compact_copy(&view).unwrap();
+    let copy = view.to_dlpack_tensor().unwrap();
     assert_eq!(
         copy.flags(),
         Flags::IS_COPIED | Flags::IS_SUBBYTE_TYPE_PADDED
@@ -412,6 +410,6 @@ fn owners_may_hold_their_data_inline() {
         tensor.view().unwrap().as_slice::<f32>().unwrap(),
         [1.0, 2.0, 3.0, 40.0]
     );
-    let legacy = LegacyManagedTensor::export_owner(Inline([5.0; 4])).unwrap();
+    let legacy = LegacyManagedTensor::from_legacy_owner(Inline([5.0; 4])).unwrap();
     assert_eq!(legacy.view().unwrap().to_vec::<f32>().unwrap(), [5.0; 4]);
 }

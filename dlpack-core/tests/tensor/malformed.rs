@@ -2,9 +2,10 @@
 //! naming the field and the value, the deleter still runs once, and nothing panics.
 
 use super::{Data, Foreign};
-use crate::ffi::{DLDataTypeCode, DLManagedTensorVersioned, DLPackVersion};
-use crate::tensor::{Flags, MAX_NDIM, TensorError};
-use crate::{DataType, Device, Error, ManagedTensor};
+use dlpack_core::ffi::{DLDataTypeCode, DLManagedTensorVersioned, DLPackVersion};
+use dlpack_core::tensor::ToDlpackTensor;
+use dlpack_core::tensor::{Flags, MAX_NDIM, TensorError};
+use dlpack_core::{DataType, Device, Error, ManagedTensor};
 
 /// Imports `f` and returns the error `view()` gives; checks the deleter ran once afterwards.
 fn view_error(f: Foreign) -> TensorError {
@@ -20,7 +21,7 @@ fn view_error(f: Foreign) -> TensorError {
 }
 
 /// The error of `as_slice::<T>()` on an otherwise valid tensor.
-fn slice_error<T: crate::Element + core::fmt::Debug>(f: Foreign) -> TensorError {
+fn slice_error<T: dlpack_core::Element + core::fmt::Debug>(f: Foreign) -> TensorError {
     let (tensor, released) = f.import();
     let tensor = tensor.unwrap();
     let err = match tensor.view().unwrap().as_slice::<T>() {
@@ -288,7 +289,7 @@ fn devices_the_cpu_cannot_read() {
     for device in [
         Device::cuda(0),
         Device::rocm(1),
-        Device::new(crate::ffi::DLDeviceType(99), 0),
+        Device::new(dlpack_core::ffi::DLDeviceType(99), 0),
     ] {
         let mut f = f32s(&[2]);
         f.device = device;
@@ -302,7 +303,7 @@ fn devices_the_cpu_cannot_read() {
         );
         assert!(view.iter::<f32>().is_err());
         assert!(view.as_bytes().is_err());
-        assert!(crate::tensor::managed::compact_copy(&view).is_err());
+        assert!(view.to_dlpack_tensor().is_err());
     }
     let mut f = f32s(&[2]);
     f.device = Device::cuda(0);
@@ -426,6 +427,7 @@ fn null_pointers() {
     let err = unsafe { ManagedTensor::from_raw(null) }.unwrap_err();
     assert_eq!(err, Error::Tensor(TensorError::NullPointer));
     // SAFETY: as above.
-    let err = unsafe { crate::LegacyManagedTensor::from_raw(core::ptr::null_mut()) }.unwrap_err();
+    let err =
+        unsafe { dlpack_core::LegacyManagedTensor::from_raw(core::ptr::null_mut()) }.unwrap_err();
     assert_eq!(err.to_string(), "the managed tensor pointer is null");
 }

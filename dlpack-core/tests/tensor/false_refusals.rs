@@ -3,9 +3,9 @@
 //! strides do not nest.
 
 use super::{Data, Foreign};
-use crate::ffi::DLDataTypeCode;
-use crate::tensor::{CheckedLayout, TensorError, TensorParts};
-use crate::{DataType, Device, Error, ManagedTensor};
+use dlpack_core::ffi::DLDataTypeCode;
+use dlpack_core::tensor::{CheckedLayout, TensorError, TensorParts};
+use dlpack_core::{DataType, Device, Error, ManagedTensor};
 
 /// An address with no memory behind it: these tests check metadata and never read it.
 const NOWHERE: usize = 0x1000;

@@ -4,8 +4,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::{Counter, Foreign, Probe};
-use crate::tensor::{Flags, TensorError};
-use crate::{DataType, Error, LegacyManagedTensor, ManagedTensor, from_dlpack};
+use dlpack_core::tensor::{Flags, TensorError};
+use dlpack_core::{DataType, Error, LegacyManagedTensor, ManagedTensor, from_dlpack};
 
 #[test]
 fn imported_tensors_are_released_once() {
@@ -96,7 +96,7 @@ fn released_once_when_user_code_panics() {
 fn export_owner_dropped_once() {
     let drops = Counter::default();
     let t = ManagedTensor::from_owner(Probe::new(&[2, 2], &drops)).unwrap();
-    let legacy = LegacyManagedTensor::export_owner(Probe::new(&[4], &drops)).unwrap();
+    let legacy = LegacyManagedTensor::from_legacy_owner(Probe::new(&[4], &drops)).unwrap();
     assert_eq!(drops.get(), 0);
     drop(t);
     drop(legacy);
@@ -115,9 +115,7 @@ fn refused(probe: impl FnOnce(&Counter) -> Probe, legacy: bool) -> TensorError {
     let drops = Counter::default();
     let p = probe(&drops);
     let err = if legacy {
-        LegacyManagedTensor::export_owner(p)
-            .map(drop)
-            .map_err(Error::from)
+        LegacyManagedTensor::from_legacy_owner(p).map(drop)
     } else {
         ManagedTensor::from_owner(p).map(drop)
     }
@@ -153,7 +151,7 @@ fn export_errors_drop_the_owner_once() {
     assert_eq!(err, TensorError::NegativeDim { axis: 1, value: -3 });
     let err = refused(
         |d| Probe {
-            dtype: DataType::new(crate::ffi::DLDataTypeCode(77), 8, 1),
+            dtype: DataType::new(dlpack_core::ffi::DLDataTypeCode(77), 8, 1),
             ..Probe::new(&[1], d)
         },
         false,
@@ -212,7 +210,7 @@ fn export_errors_drop_the_owner_once() {
     );
     // Padded is fine for a type that is not sub-byte, and IS_COPIED is simply dropped.
     let drops = Counter::default();
-    let t = LegacyManagedTensor::export_owner(Probe {
+    let t = LegacyManagedTensor::from_legacy_owner(Probe {
         flags: Flags::IS_SUBBYTE_TYPE_PADDED | Flags::IS_COPIED,
         ..Probe::new(&[2], &drops)
     })

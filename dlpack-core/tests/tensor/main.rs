@@ -7,8 +7,8 @@ use core::ffi::c_void;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTensor};
-use crate::{DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor};
+use dlpack_core::ffi::{DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTensor};
+use dlpack_core::{DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor};
 use exercise::empty_tensor;
 
 mod borrowed;
@@ -19,7 +19,6 @@ mod malformed;
 mod ndarray;
 mod oracle;
 mod pinned;
-mod prop_export;
 mod release;
 mod roundtrip;
 mod two_way;
@@ -27,7 +26,7 @@ mod two_way;
 /// The crate under the paths the fuzz targets know it by, for the files they share with these
 /// tests (`oracle.rs`, `exercise.rs`).
 mod dlpack {
-    pub(crate) use crate::{
+    pub(crate) use dlpack_core::{
         DataType, Device, Element, Error, LegacyManagedTensor, ManagedTensor, TensorView,
         TensorViewMut, ffi, tensor,
     };
@@ -35,10 +34,10 @@ mod dlpack {
 
 /// Counts deleter calls (or owner drops).
 #[derive(Clone, Default)]
-pub(super) struct Counter(Arc<AtomicUsize>);
+pub(crate) struct Counter(Arc<AtomicUsize>);
 
 impl Counter {
-    pub(super) fn get(&self) -> usize {
+    pub(crate) fn get(&self) -> usize {
         self.0.load(Ordering::SeqCst)
     }
     fn bump(&self) {
@@ -48,7 +47,7 @@ impl Counter {
 
 /// Where a hand-built tensor's data pointer points.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Data {
+pub(crate) enum Data {
     /// The start of the buffer.
     Buffer,
     /// Null.
@@ -59,25 +58,25 @@ pub(super) enum Data {
 
 /// A foreign tensor, built by hand the way a C producer would, field by field.
 #[derive(Clone, Debug)]
-pub(super) struct Foreign {
-    pub(super) buffer: Vec<u128>,
-    pub(super) data: Data,
-    pub(super) device: Device,
-    pub(super) dtype: DataType,
-    pub(super) ndim: Option<i32>,
-    pub(super) shape: Option<Vec<i64>>,
-    pub(super) strides: Option<Vec<i64>>,
-    pub(super) byte_offset: u64,
-    pub(super) flags: u64,
-    pub(super) version: DLPackVersion,
+pub(crate) struct Foreign {
+    pub(crate) buffer: Vec<u128>,
+    pub(crate) data: Data,
+    pub(crate) device: Device,
+    pub(crate) dtype: DataType,
+    pub(crate) ndim: Option<i32>,
+    pub(crate) shape: Option<Vec<i64>>,
+    pub(crate) strides: Option<Vec<i64>>,
+    pub(crate) byte_offset: u64,
+    pub(crate) flags: u64,
+    pub(crate) version: DLPackVersion,
     /// Misalign the shape or strides pointer by one byte.
-    pub(super) misalign: Option<&'static str>,
+    pub(crate) misalign: Option<&'static str>,
 }
 
 impl Foreign {
     /// `bytes` (16-byte aligned, enough for every `Element`) as a compact tensor of `dtype` and `shape`, with strides,
     /// version 1.3.
-    pub(super) fn bytes(bytes: &[u8], dtype: DataType, shape: &[i64]) -> Self {
+    pub(crate) fn bytes(bytes: &[u8], dtype: DataType, shape: &[i64]) -> Self {
         let mut buffer = vec![0u128; bytes.len().div_ceil(16).max(1)];
         let raw = buffer.as_mut_ptr().cast::<u8>();
         for (i, b) in bytes.iter().enumerate() {
@@ -91,7 +90,7 @@ impl Foreign {
             dtype,
             ndim: None,
             shape: Some(shape.to_vec()),
-            strides: Some(crate::tensor::import::validate::compact_strides(shape)),
+            strides: Some(compact_strides(shape)),
             byte_offset: 0,
             flags: 0,
             version: DLPackVersion::CURRENT,
@@ -100,7 +99,7 @@ impl Foreign {
     }
 
     /// Elements of `T` as a compact tensor of `shape`.
-    pub(super) fn of<T: Element>(values: &[T], shape: &[i64]) -> Self {
+    pub(crate) fn of<T: Element>(values: &[T], shape: &[i64]) -> Self {
         // SAFETY: `Element` types are plain data whose bytes are all initialised.
         let bytes = unsafe {
             core::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values))
@@ -108,7 +107,7 @@ impl Foreign {
         Self::bytes(bytes, T::DATA_TYPE, shape)
     }
 
-    pub(super) fn strides(mut self, strides: Option<&[i64]>) -> Self {
+    pub(crate) fn strides(mut self, strides: Option<&[i64]>) -> Self {
         self.strides = strides.map(<[i64]>::to_vec);
         self
     }
@@ -151,7 +150,7 @@ impl Foreign {
     }
 
     /// Hands the tensor over as a `DLManagedTensorVersioned`, with a deleter that counts.
-    pub(super) fn versioned(self) -> (*mut DLManagedTensorVersioned, Counter) {
+    pub(crate) fn versioned(self) -> (*mut DLManagedTensorVersioned, Counter) {
         let counter = Counter::default();
         let mut b = Box::new(Versioned {
             managed: DLManagedTensorVersioned {
@@ -172,7 +171,7 @@ impl Foreign {
     }
 
     /// Hands the tensor over as a legacy `DLManagedTensor` (version and flags ignored).
-    pub(super) fn legacy(self) -> (*mut DLManagedTensor, Counter) {
+    pub(crate) fn legacy(self) -> (*mut DLManagedTensor, Counter) {
         let counter = Counter::default();
         let mut b = Box::new(Legacy {
             managed: DLManagedTensor {
@@ -191,14 +190,14 @@ impl Foreign {
     }
 
     /// Imports the tensor as a versioned one: the result of `from_raw` and the counter.
-    pub(super) fn import(self) -> (Result<ManagedTensor, Error>, Counter) {
+    pub(crate) fn import(self) -> (Result<ManagedTensor, Error>, Counter) {
         let (ptr, counter) = self.versioned();
         // SAFETY: a freshly built tensor handed over once.
         (unsafe { ManagedTensor::from_raw(ptr) }, counter)
     }
 
     /// Imports the tensor as a legacy one.
-    pub(super) fn import_legacy(self) -> (LegacyManagedTensor, Counter) {
+    pub(crate) fn import_legacy(self) -> (LegacyManagedTensor, Counter) {
         let (ptr, counter) = self.legacy();
         // SAFETY: a freshly built tensor handed over once.
         let tensor = unsafe { LegacyManagedTensor::from_raw(ptr) }.expect("non-null");
@@ -238,22 +237,22 @@ unsafe extern "C" fn release_legacy(p: *mut DLManagedTensor) {
 }
 
 /// An owner for exports that counts its drops and can misbehave.
-pub(super) struct Probe {
-    pub(super) data: Vec<u8>,
-    pub(super) dtype: DataType,
-    pub(super) shape: Vec<i64>,
-    pub(super) strides: Option<Vec<i64>>,
-    pub(super) flags: crate::tensor::Flags,
+pub(crate) struct Probe {
+    pub(crate) data: Vec<u8>,
+    pub(crate) dtype: DataType,
+    pub(crate) shape: Vec<i64>,
+    pub(crate) strides: Option<Vec<i64>>,
+    pub(crate) flags: dlpack_core::tensor::Flags,
     /// Panic on the nth call of `describe` (1-based).
-    pub(super) panic_on: Option<usize>,
+    pub(crate) panic_on: Option<usize>,
     /// Describe one more dimension from the second call on.
-    pub(super) grow: bool,
-    pub(super) calls: usize,
-    pub(super) _drops: Dropped,
+    pub(crate) grow: bool,
+    pub(crate) calls: usize,
+    pub(crate) _drops: Dropped,
 }
 
 /// Counts its own drop.
-pub(super) struct Dropped(Counter);
+pub(crate) struct Dropped(Counter);
 
 impl Drop for Dropped {
     fn drop(&mut self) {
@@ -262,14 +261,14 @@ impl Drop for Dropped {
 }
 
 impl Probe {
-    pub(super) fn new(shape: &[i64], drops: &Counter) -> Self {
+    pub(crate) fn new(shape: &[i64], drops: &Counter) -> Self {
         let count: i64 = shape.iter().product();
         Self {
             data: vec![7; count.max(0) as usize],
             dtype: DataType::U8,
             shape: shape.to_vec(),
             strides: None,
-            flags: crate::tensor::Flags::EMPTY,
+            flags: dlpack_core::tensor::Flags::EMPTY,
             panic_on: None,
             grow: false,
             calls: 0,
@@ -280,8 +279,8 @@ impl Probe {
 
 // SAFETY: the Vec's bytes are all the elements any test's shape and strides reach (tests that
 // describe more are refused before the memory is touched), owned by the probe alone.
-unsafe impl crate::tensor::TensorOwner for Probe {
-    fn describe(&mut self) -> crate::tensor::TensorParts<'_> {
+unsafe impl dlpack_core::tensor::TensorOwner for Probe {
+    fn describe(&mut self) -> dlpack_core::tensor::TensorParts<'_> {
         self.calls += 1;
         if self.panic_on == Some(self.calls) {
             panic!("describe panicked on call {}", self.calls);
@@ -292,7 +291,7 @@ unsafe impl crate::tensor::TensorOwner for Probe {
         } else {
             &self.shape
         };
-        let parts = crate::tensor::TensorParts::new(
+        let parts = dlpack_core::tensor::TensorParts::new(
             self.data.as_mut_ptr().cast(),
             Device::CPU,
             self.dtype,
@@ -304,4 +303,16 @@ unsafe impl crate::tensor::TensorOwner for Probe {
             None => parts,
         }
     }
+}
+
+/// Compact row-major strides of `shape`, as an importer reads null strides (a dimension of 0
+/// or 1 counts as 1).
+pub(crate) fn compact_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![0; shape.len()];
+    let mut step: i64 = 1;
+    for (stride, &dim) in strides.iter_mut().zip(shape).rev() {
+        *stride = step;
+        step = step.saturating_mul(dim.max(1));
+    }
+    strides
 }

@@ -3,8 +3,8 @@
 use ndarray::{ArcArray, Array, Array2, ArrayD, Axis, IxDyn, arr0, s};
 
 use super::Foreign;
-use crate::tensor::{Flags, TensorError};
-use crate::{Error, ManagedTensor, from_dlpack};
+use dlpack_core::tensor::{Flags, TensorError};
+use dlpack_core::{Error, ManagedTensor, from_dlpack};
 
 #[test]
 fn exports_keep_the_array_layout() {
@@ -140,7 +140,7 @@ fn empty_rank_zero_and_bool_arrays() {
     let v = t.view().unwrap();
     assert_eq!(v.ndim(), 0);
     assert_eq!(v.as_array::<f64>().unwrap()[IxDyn(&[])], 2.5);
-    let (t, _) = Foreign::bytes(&[1, 0, 3], crate::DataType::BOOL, &[3]).import();
+    let (t, _) = Foreign::bytes(&[1, 0, 3], dlpack_core::DataType::BOOL, &[3]).import();
     assert_eq!(
         t.unwrap().view().unwrap().as_array::<bool>().unwrap_err(),
         Error::Tensor(TensorError::InvalidBool { index: 2, byte: 3 })

@@ -8,12 +8,12 @@ use std::thread::{self, ThreadId};
 use dlpack_grammar::InvalidDataType;
 
 use super::{Data, Foreign, Probe};
-use crate::ffi::{
+use dlpack_core::ffi::{
     DLDataTypeCode, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned, DLPackVersion,
     DLTensor,
 };
-use crate::tensor::{Flags, Iter, IterMut, TensorError};
-use crate::{
+use dlpack_core::tensor::{Flags, Iter, IterMut, TensorError};
+use dlpack_core::{
     DataType, Device, Error, LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut,
 };
 
@@ -55,8 +55,11 @@ fn unknown_flag_bits_are_kept_on_import_and_refused_by_legacy_exports() {
     let drops = super::Counter::default();
     let mut probe = Probe::new(&[2], &drops);
     probe.flags = Flags::from_bits_retain(NEWER);
-    let err = LegacyManagedTensor::export_owner(probe).unwrap_err();
-    assert!(matches!(err, TensorError::LegacyFlags { .. }));
+    let err = LegacyManagedTensor::from_legacy_owner(probe).unwrap_err();
+    assert!(matches!(
+        err,
+        dlpack_core::Error::Tensor(TensorError::LegacyFlags { .. })
+    ));
     assert_eq!(drops.get(), 1);
     let mut probe = Probe::new(&[2], &drops);
     probe.flags = Flags::from_bits_retain(NEWER);

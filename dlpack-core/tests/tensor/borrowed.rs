@@ -1,9 +1,9 @@
 //! The non-owning export (`TensorParts::to_dl_tensor`): the pure-Rust half of DLPack's C
 //! exchange API, run under Miri.
 
-use crate::ffi::DLPackVersion;
-use crate::tensor::{CheckedLayout, Flags, TensorError, TensorParts, TensorView};
-use crate::{DataType, Device};
+use dlpack_core::ffi::DLPackVersion;
+use dlpack_core::tensor::{CheckedLayout, Flags, TensorError, TensorParts, TensorView};
+use dlpack_core::{DataType, Device, Error};
 
 #[test]
 fn a_borrowed_dl_tensor_points_at_the_owners_layout_and_reads_back() {
@@ -37,9 +37,12 @@ fn parts_built_field_by_field_are_checked_before_they_are_lent() {
     let negative = [2_i64, -1];
     let err = TensorParts::host(data.as_mut_ptr(), &negative)
         .with_strides(&[1_i64, 1])
-        .borrowed()
+        .to_dl_tensor()
         .unwrap_err();
-    assert_eq!(err, TensorError::NegativeDim { axis: 1, value: -1 });
+    assert_eq!(
+        err,
+        Error::Tensor(TensorError::NegativeDim { axis: 1, value: -1 })
+    );
     let scalar = TensorParts::host(data.as_mut_ptr(), &[] as &[i64])
         .to_dl_tensor()
         .unwrap();
@@ -53,22 +56,22 @@ fn what_a_dl_tensor_cannot_say_is_refused() {
     let strides = [1_i64];
     let parts = TensorParts::host(data.as_mut_ptr(), &shape);
     assert_eq!(
-        parts.borrowed().unwrap_err(),
-        TensorError::BorrowedDims { field: "strides" }
+        parts.to_dl_tensor().unwrap_err(),
+        Error::Tensor(TensorError::BorrowedDims { field: "strides" })
     );
     assert_eq!(
         TensorParts::host(data.as_mut_ptr(), &[4_usize])
             .with_strides(&strides)
-            .borrowed()
+            .to_dl_tensor()
             .unwrap_err(),
-        TensorError::BorrowedDims { field: "shape" }
+        Error::Tensor(TensorError::BorrowedDims { field: "shape" })
     );
     let read_only = parts.with_strides(&strides).with_flags(Flags::READ_ONLY);
     assert_eq!(
-        read_only.borrowed().unwrap_err(),
-        TensorError::BorrowedFlags {
+        read_only.to_dl_tensor().unwrap_err(),
+        Error::Tensor(TensorError::BorrowedFlags {
             flags: Flags::READ_ONLY
-        }
+        })
     );
     assert!(
         read_only
