@@ -344,9 +344,13 @@ def item_end(tokens, i, end, nested):
     while i + 1 < end and tokens[i].text == "#" and tokens[i + 1].text == "[":
         i = matching(tokens, i + 1) + 1
     first = None
-    for t in tokens[i:end]:
+    for k in range(i, end):
+        t = tokens[k]
         if t.kind == "ident" and t.text not in QUALIFIERS:
             first = t.text
+            if first == "const" and k + 1 < end and tokens[k + 1].text in ("fn", "unsafe",
+                                                                          "async", "extern"):
+                first = "fn"  # a `const fn` ends at its body's `}`
             break
         if t.kind == "punct" and t.text not in "()":
             break

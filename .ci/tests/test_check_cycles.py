@@ -97,6 +97,16 @@ class UseTrees(unittest.TestCase):
         self.assertEqual(cc.expand_use(cc.tokenize("::std::fmt")[0]), [])
 
 
+class Items(unittest.TestCase):
+    def test_a_const_fn_ends_at_its_body_a_const_at_its_semicolon(self):
+        for src in ("pub const fn f() -> u8 { 0 } fn g() {}",
+                    "pub(crate) const unsafe fn f() {} fn g() {}",
+                    "const X: T = T { a: 1 }; fn g() {}"):
+            with self.subTest(src=src):
+                tokens = cc.tokenize(src)[0]
+                self.assertEqual(tokens[cc.item_end(tokens, 0, len(tokens), False)].text, "fn")
+
+
 class Cycles(unittest.TestCase):
     def test_planted_two_file_cycle(self):
         status, out = run("planted_cycle")
