@@ -28,10 +28,10 @@ def graph(name):
     return {f: set(uses) for f, uses in crate(name).deps().items()}
 
 
-def run(name):
+def run(name, show_graph=False):
     """(exit status of the command line, its output)."""
     out = io.StringIO()
-    problems = cc.check(os.path.join(FIXTURES, name), out=out)
+    problems = cc.check(os.path.join(FIXTURES, name), show_graph, out)
     return (1 if problems else 0), out.getvalue()
 
 
@@ -205,6 +205,75 @@ class Layers(unittest.TestCase):
             "lib.rs": [["tests"], ["__private"], ["pipeline"], ["names", "error"], ["tables"]],
             "pipeline/mod.rs": [["stage_two"], ["stage_one"]],
         })
+
+
+class ImplEdges(unittest.TestCase):
+    """A file uses the file whose impl block defines an item it calls or names."""
+
+    def test_cycle_through_an_associated_fn(self):
+        status, out = run("impl_assoc_cycle")
+        self.assertEqual(status, 1)
+        g = graph("impl_assoc_cycle")
+        self.assertEqual(g["a.rs"], {"b.rs", "c.rs"})  # T::f and crate::c::T::g, in b.rs
+        self.assertEqual(cc.cycles(g), [["a.rs", "b.rs"]])
+        self.assertIn("a.rs:6 uses b.rs (T::f, in impl T)", out)
+
+    def test_cycle_through_a_method_call(self):
+        status, out = run("impl_method_cycle")
+        self.assertEqual(status, 1)
+        g = graph("impl_method_cycle")
+        self.assertEqual(cc.cycles(g), [["a.rs", "b.rs"]])
+        self.assertIn("a.rs:6 uses b.rs (.describe(), in impl T)", out)
+        self.assertEqual(g["d.rs"], {"b.rs", "c.rs"})  # self.describe() in d.rs's impl T
+        self.assertEqual(g["e.rs"], set())  # an exported macro's body: its invokers' uses
+        self.assertEqual(g["f.rs"], {"c.rs", "d.rs", "e.rs"})  # twice! -> $crate::c::T::twice
+
+    def test_an_impl_of_a_trait_of_the_crate_counts(self):
+        self.assertEqual(cc.cycles(graph("impl_local_trait")), [["a.rs", "b.rs"]])
+        self.assertIn("a.rs:6 uses b.rs (T::NAME, in impl Named for T)",
+                      run("impl_local_trait")[1])
+
+    def test_the_device_error_circle(self):
+        status, out = run("device_error")
+        self.assertEqual(status, 1)
+        g = graph("device_error")
+        self.assertEqual(cc.cycles(g), [["device.rs", "error/cuda.rs", "error/mod.rs"]])
+        self.assertIn("circle: device.rs -> error/mod.rs -> error/cuda.rs -> device.rs", out)
+        self.assertIn("error/cuda.rs:11 uses device.rs (.is_host_side(), in impl Device)", out)
+
+    def test_items_a_macro_makes_in_an_impl_block(self):
+        # `Device::CPU` is made by `constants!` inside device.rs's `impl Device`.
+        g = graph("device_error")
+        self.assertEqual(g["host.rs"], {"device.rs", "ffi/value.rs"})
+
+    def test_uses_that_give_no_edge(self):
+        status, out = run("impl_negatives")
+        self.assertEqual(status, 0, out)
+        g = graph("impl_negatives")
+        self.assertEqual(g["user.rs"], {"types.rs"})  # Display, view x2, ident.span(), len
+        self.assertEqual(g["generic.rs"], {"driver.rs"})  # D: Driver is not Cuda's impl
+        self.assertEqual(g["s.rs"], set())  # Self::g is its own
+        self.assertEqual(g["other.rs"], {"s.rs"})  # S::f
+
+    def test_impl_blocks_are_read(self):
+        module = crate("impl_negatives").files["s.rs"]
+        (impl,) = module.impls
+        self.assertEqual((impl.self_segs, impl.trait_segs), (["S"], None))
+        self.assertEqual(impl.items, {"f": "fn", "g": "fn"})
+        tokens = cc.tokenize(
+            "impl<'a, T: Fn(u8) -> u8, const N: usize> crate::tr::Tr<T> for &'a mut x::Y<N> "
+            "where T: Copy { #[cfg(test)] fn probe() {} pub(crate) const fn f(&self, a: u8, "
+            "b: Vec<(u8, u8)>) {} const C: u8 = 1; type Out = u8; make!(); }")[0]
+        generics, trait_segs, self_segs, body = cc.parse_impl_header(tokens, 0, len(tokens))
+        self.assertEqual((generics, trait_segs, self_segs), ({"T", "N"}, ["crate", "tr", "Tr"],
+                                                             ["x", "Y"]))
+        items, arity, opaque = cc.impl_items(tokens, body, len(tokens) - 1)
+        self.assertEqual(items, {"f": "method", "C": "const", "Out": "type"})
+        self.assertEqual((arity, opaque), ({"f": 2}, True))
+
+    def test_the_graph_shows_impl_edges(self):
+        out = run("impl_assoc_cycle", show_graph=True)[1]
+        self.assertIn("a.rs: b.rs [impl: T::f, in impl T, line 6], c.rs", out)
 
 
 if __name__ == "__main__":
