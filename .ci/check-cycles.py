@@ -66,16 +66,22 @@ byte strings, strings continued with `\\` at a line end, char literals against l
 identifiers), not with regular expressions over the text: a pattern that misreads one string
 swallows the code after it, and the cycle in that code goes unseen.
 
-A module file whose inner docs (`//!`) hold a fenced `text` block whose first line starts with
-`layers` is also held to that map (the format is in CONTRIBUTING.md): each following line
-names child modules declared in the file (`mod x;`, `#[cfg(test)]` ones included), every one
-exactly once (modules written inline belong to the file and are not listed), and a file under
-one child may use a file under another only if the other's line is below its own, never one on
-its own line.
+A module file may also be held to a layer map (the format is in CONTRIBUTING.md): a fenced
+`text` block whose first line starts with `layers`, in the file's inner docs (`//!`), or, to
+keep the maps of public modules off their docs pages, in the repository's CONTRIBUTING.md (the
+nearest one above the crate's source folder), whose first line is then `layers of ` and the
+file's path from the repository root (`layers of dlpack-core/src/tensor/mod.rs`). Each
+following line names child modules declared in the file (`mod x;`, `#[cfg(test)]` ones
+included), every one exactly once (modules written inline belong to the file and are not
+listed), and a file under one child may use a file under another only if the other's line is
+below its own, never one on its own line. A file has one map at most, and a map in
+CONTRIBUTING.md that names no module file (one deleted, renamed, or that no `mod` names) is an
+error, so that maps cannot rot.
 
 Exit status 1 when any cycle or layer error is found, 0 otherwise.
 """
 import os
+import re
 import sys
 
 
@@ -679,6 +685,54 @@ STD_METHODS = frozenset("""
 """.split())
 
 
+def find_contributing(root):
+    """The CONTRIBUTING.md nearest above a crate's source folder `root` (the repository
+    root's, two folders above `dlpack-core/src`); None when there is none."""
+    folder = os.path.abspath(root)
+    while True:
+        candidate = os.path.join(folder, "CONTRIBUTING.md")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def contributing_layer_blocks(text):
+    """The layer maps that a Markdown file (CONTRIBUTING.md) holds for module files: each is a
+    fenced `text` block, outside any other fence, whose first line is `layers of <path>` (the
+    path from the Markdown file's folder, `dlpack-core/src/tensor/mod.rs`) and whose other
+    lines are as in a map in inner docs. Returns ([(line, path, [(line, names)])], errors as
+    "line: message"). A `layers` block that names no file is an error, not a block to skip."""
+    lines = text.split("\n")
+    blocks, errors = [], []
+    k = 0
+    while k < len(lines):
+        opening = re.match(r"\s{0,3}(`{3,}|~{3,})\s*(\S*)", lines[k])
+        if not opening:
+            k += 1
+            continue
+        fence, info = opening.group(1), opening.group(2)
+        closing = re.compile(r"\s{0,3}%s{%d,}\s*" % (re.escape(fence[0]), len(fence)))
+        j = k + 1
+        while j < len(lines) and not closing.fullmatch(lines[j]):
+            j += 1
+        body = [(n + 1, lines[n]) for n in range(k + 1, min(j, len(lines)))]
+        words = body[0][1].split() if body else []
+        if info == "text" and words[:1] == ["layers"]:
+            if j == len(lines):
+                errors.append(f"{k + 1}: the layers block is not closed")
+            if len(words) < 3 or words[1] != "of":
+                errors.append(f"{body[0][0]}: a layers block here names its file: "
+                              "`layers of <path from the repository root>`")
+            else:
+                rows = [(n, line.split()) for n, line in body[1:] if line.split()]
+                blocks.append((body[0][0], words[2], rows))
+        k = j + 1
+    return blocks, errors
+
+
 class Module:
     def __init__(self, path, file, parent, inline):
         self.path = path  # tuple of names from the crate root
@@ -704,9 +758,17 @@ class Module:
 
 
 class Crate:
-    def __init__(self, root):
+    def __init__(self, root, contributing=None):
+        """The crate whose source folder is `root`. `contributing`: the CONTRIBUTING.md whose
+        `layers of` maps apply (see contributing_layer_blocks); None finds the nearest one
+        above `root` (the repository's), False reads none."""
         self.root = root
         self.errors = []
+        if contributing is None:
+            contributing = find_contributing(root)
+        self.contributing = contributing or None
+        self._maps = None  # see layer_maps
+        self.map_errors = []
         self.modules = {}  # path tuple -> Module
         self.files = {}  # file -> its Module (the file's own, not inline ones)
         self.docs = {}  # file -> inner doc lines
@@ -1260,9 +1322,14 @@ class Crate:
         return graph
 
     def layer_maps(self):
-        """(file, [[names of a line], ...], line of the block) for each file with a map; bad
-        blocks are reported in self.errors."""
-        maps = []
+        """(file, [(where, [names of a line]), ...], where) for each module file with a map,
+        in its inner docs or in CONTRIBUTING.md (see contributing_layer_blocks); `where` is
+        `file:line` of the map's block or of one of its lines. Problems with the maps
+        themselves (a block not closed, two maps for a file, a map naming no module file of
+        the crate) are in self.map_errors."""
+        if self._maps is not None:
+            return self._maps
+        maps, errors = {}, []
         for file, docs in sorted(self.docs.items()):
             blocks, k = [], 0
             while k < len(docs):
@@ -1272,20 +1339,48 @@ class Crate:
                     if first and first[0] == "layers":
                         rows, j = [], k + 2
                         while j < len(docs) and docs[j][1].strip() != "```":
-                            rows.append((docs[j][0], docs[j][1].split()))
+                            rows.append((f"{file}:{docs[j][0]}", docs[j][1].split()))
                             j += 1
                         if j == len(docs):
-                            self.errors.append(f"{file}:{line}: the layers block is not closed")
+                            errors.append(f"{file}:{line}: the layers block is not closed")
                         blocks.append((line, [r for r in rows if r[1]]))
                         k = j
                 k += 1
             if len(blocks) > 1:
-                self.errors.append(f"{file}:{blocks[1][0]}: a second layers block (one per file)")
+                errors.append(f"{file}:{blocks[1][0]}: a second layers block (one per file)")
             if blocks:
-                maps.append((file, blocks[0][1], blocks[0][0]))
-        return maps
+                maps[file] = (file, blocks[0][1], f"{file}:{blocks[0][0]}")
+        if self.contributing is not None:
+            md = os.path.relpath(self.contributing)
+            with open(self.contributing, encoding="utf-8") as f:
+                blocks, block_errors = contributing_layer_blocks(f.read())
+            errors += [f"{md}:{e}" for e in block_errors]
+            here = os.path.abspath(self.root)
+            for line, path, rows in blocks:
+                full = os.path.normpath(os.path.join(os.path.dirname(self.contributing), path))
+                file = os.path.relpath(full, here)
+                if file == os.pardir or file.startswith(os.pardir + os.sep):
+                    # Another crate's map, unless it names no file at all.
+                    if not os.path.isfile(full):
+                        errors.append(f"{md}:{line}: layers of {path}: no such file")
+                    continue
+                if not os.path.isfile(full):
+                    errors.append(f"{md}:{line}: layers of {path}: no such file")
+                elif file not in self.files:
+                    errors.append(f"{md}:{line}: layers of {path}: not a module file of the "
+                                  "crate (no `mod` names it, or it is test code)")
+                elif file in maps:
+                    errors.append(f"{md}:{line}: layers of {path}: {file} has a map already "
+                                  f"({maps[file][2]}); keep one")
+                else:
+                    maps[file] = (file, [(f"{md}:{n}", names) for n, names in rows],
+                                  f"{md}:{line}")
+        self._maps = [maps[f] for f in sorted(maps)]
+        self.map_errors = errors
+        return self._maps
 
     def check_layers(self, graph):
+        """The problems with the layer maps, and the uses in `graph` that break one."""
         errors = []
         for file, rows, at in self.layer_maps():
             module = self.files[file]
@@ -1295,24 +1390,26 @@ class Crate:
             declared |= {n for n, inline in module.test_children.items() if not inline}
             inline = {n for n, c in module.children.items() if c.inline}
             inline |= {n for n, inline in module.test_children.items() if inline}
+            # A map in the file's own docs says `layers`; one elsewhere names the file.
+            label = "layers" if at.startswith(file + ":") else f"layers of {file}"
             level = {}
-            for row, (line, names) in enumerate(rows):
+            for row, (where, names) in enumerate(rows):
                 for name in names:
                     if name in level:
-                        errors.append(f"{file}:{line}: layers: `{name}` is listed twice")
+                        errors.append(f"{where}: {label}: `{name}` is listed twice")
                     elif name in inline:
                         errors.append(
-                            f"{file}:{line}: layers: `{name}` is written inline in {file}, "
+                            f"{where}: {label}: `{name}` is written inline in {file}, "
                             "so it belongs to the file: leave it out")
                     elif name not in declared:
                         known = ", ".join(sorted(declared)) or "none"
                         errors.append(
-                            f"{file}:{line}: layers: `{name}` is not a child module of {file} "
+                            f"{where}: {label}: `{name}` is not a child module of {file} "
                             f"(its children: {known})")
                     else:
-                        level[name] = (row, line)
+                        level[name] = (row, where)
             for name in sorted(declared - set(level)):
-                errors.append(f"{file}:{at}: layers: child module `{name}` is missing from the map")
+                errors.append(f"{at}: {label}: child module `{name}` is missing from the map")
             depth = len(module.path)
             for a, uses in sorted(graph.items()):
                 pa = self.files[a].path
@@ -1329,10 +1426,13 @@ class Crate:
                     if rb > ra:
                         continue
                     how = "on the same line as" if rb == ra else "above"
+                    source = "" if label == "layers" else f" (its map: {at})"
                     errors.append(
-                        f"{a}:{line}: layers of {file}: `{ca}` uses `{cb}` ({what}, in {b}), "
-                        f"which is {how} it; a module may use only modules on lines below its own")
-        return errors
+                        f"{a}:{line}: layers of {file}{source}: `{ca}` uses `{cb}` ({what}, in "
+                        f"{b}), which is {how} it; a module may use only modules on lines below "
+                        "its own")
+        return self.map_errors + errors
+
 
 
 def _call_arguments(tokens, k, end):
@@ -1500,10 +1600,11 @@ def circles(graph, comp):
     return found
 
 
-def check(root, show_graph=False, out=None):
-    """Checks one crate; returns the number of problems found."""
+def check(root, show_graph=False, out=None, contributing=None):
+    """Checks one crate; returns the number of problems found. `contributing`: as for
+    Crate."""
     out = out or sys.stdout
-    crate = Crate(root)
+    crate = Crate(root, contributing)
     graph = crate.deps()
     if show_graph:
         # A use whose first is of an item of an impl block says which item and where.
@@ -1529,7 +1630,8 @@ def check(root, show_graph=False, out=None):
     layer_errors = crate.check_layers(graph)
     for e in layer_errors:
         print(f"LAYERS: {e}", file=out)
-    maps = [f for f, _, _ in crate.layer_maps()]
+    maps = [f if at.startswith(f + ":") else f"{f} in {at.rsplit(':', 1)[0]}"
+            for f, _, at in crate.layer_maps()]
     for f in crate.not_modules:
         print(f"note: {f} is not a module of the crate (no `mod` names it), not checked", file=out)
     print(

@@ -8,10 +8,12 @@ import contextlib
 import importlib.util
 import io
 import os
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
+REPO = os.path.dirname(os.path.dirname(HERE))
 
 _spec = importlib.util.spec_from_file_location(
     "check_cycles", os.path.join(HERE, "..", "check-cycles.py"))
@@ -28,10 +30,10 @@ def graph(name):
     return {f: set(uses) for f, uses in crate(name).deps().items()}
 
 
-def run(name, show_graph=False):
+def run(name, show_graph=False, contributing=None):
     """(exit status of the command line, its output)."""
     out = io.StringIO()
-    problems = cc.check(os.path.join(FIXTURES, name), show_graph, out)
+    problems = cc.check(os.path.join(FIXTURES, name), show_graph, out, contributing)
     return (1 if problems else 0), out.getvalue()
 
 
@@ -206,6 +208,16 @@ class Layers(unittest.TestCase):
             "pipeline/mod.rs": [["stage_two"], ["stage_one"]],
         })
 
+    def test_a_broken_block_is_reported(self):
+        # Problems with a map itself used to be collected and never printed.
+        with tempfile.TemporaryDirectory() as root:
+            with open(os.path.join(root, "lib.rs"), "w", encoding="utf-8") as f:
+                f.write("//! ```text\n//! layers\n//! a\n\nmod a;\n")
+            open(os.path.join(root, "a.rs"), "w").close()
+            out = io.StringIO()
+            self.assertEqual(cc.check(root, out=out, contributing=False), 1)
+            self.assertIn("LAYERS: lib.rs:1: the layers block is not closed", out.getvalue())
+
 
 class ImplEdges(unittest.TestCase):
     """A file uses the file whose impl block defines an item it calls or names."""
@@ -274,6 +286,57 @@ class ImplEdges(unittest.TestCase):
     def test_the_graph_shows_impl_edges(self):
         out = run("impl_assoc_cycle", show_graph=True)[1]
         self.assertIn("a.rs: b.rs [impl: T::f, in impl T, line 6], c.rs", out)
+
+
+class ContributingMaps(unittest.TestCase):
+    """Layer maps of module files kept in CONTRIBUTING.md, off the modules' docs pages."""
+
+    def test_the_nearest_contributing_md_above_the_sources(self):
+        root = os.path.join(FIXTURES, "contributing_layers", "src")
+        self.assertEqual(cc.find_contributing(root),
+                         os.path.join(FIXTURES, "contributing_layers", "CONTRIBUTING.md"))
+        self.assertEqual(cc.find_contributing(os.path.join(REPO, "dlpack-core", "src")),
+                         os.path.join(REPO, "CONTRIBUTING.md"))
+
+    def test_a_map_there_is_checked_like_one_in_docs(self):
+        status, out = run(os.path.join("contributing_layers", "src"))
+        self.assertEqual(status, 1)
+        self.assertRegex(out, r"bottom\.rs:3: layers of lib\.rs \(its map: \S*CONTRIBUTING\.md:7\)"
+                              r": `bottom` uses `top` \(crate::top::Top, in top\.rs\), which is "
+                              "above it")
+        self.assertIn("2 layer map(s) (lib.rs in ", out)
+
+    def test_bad_maps_there(self):
+        out = run(os.path.join("contributing_layers", "src"))[1]
+        errors = [line for line in out.splitlines() if line.startswith("LAYERS:")]
+        self.assertEqual(len(errors), 5, out)
+        self.assertIn("CONTRIBUTING.md:15: layers of src/stage/mod.rs: stage/mod.rs has a map "
+                      "already (stage/mod.rs:1); keep one", out)
+        self.assertIn("CONTRIBUTING.md:23: layers of src/gone/mod.rs: no such file", out)
+        self.assertIn("CONTRIBUTING.md:31: layers of src/notes.rs: not a module file", out)
+        self.assertIn("CONTRIBUTING.md:37: a layers block here names its file", out)
+        self.assertNotIn(":45", out)  # the example inside a ```` fence
+
+    def test_an_explicit_contributing_md(self):
+        traps = os.path.join(FIXTURES, "lexer_traps")
+        c = cc.Crate(traps)
+        children = sorted(set(c.files["lib.rs"].children) - {"phantom", "target"})
+        with tempfile.TemporaryDirectory() as folder:
+            md = os.path.join(folder, "CONTRIBUTING.md")
+            path = os.path.relpath(os.path.join(traps, "lib.rs"), folder)
+            for rows, problems in ((children + ["\nphantom target"], 0),
+                                   (["phantom target\n"] + children, 12)):
+                with open(md, "w", encoding="utf-8") as f:
+                    f.write(f"```text\nlayers of {path}\n{' '.join(rows)}\n```\n")
+                out = io.StringIO()
+                with self.subTest(problems=problems):
+                    self.assertEqual(cc.check(traps, out=out, contributing=md), problems,
+                                     out.getvalue())
+                    self.assertIn("1 layer map(s) (lib.rs in ", out.getvalue())
+
+    def test_none_read_when_told(self):
+        c = cc.Crate(os.path.join(FIXTURES, "contributing_layers", "src"), contributing=False)
+        self.assertEqual([f for f, _, _ in c.layer_maps()], ["stage/mod.rs"])
 
 
 if __name__ == "__main__":
