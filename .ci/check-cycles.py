@@ -52,12 +52,15 @@ items of a module (`impl_items`, `Crate._collect_impl`) and in local `macro_rule
   device.rs from dlpack-grammar's table) and `name` is no trait's (`default`, a crate trait's).
 
 These rules would rather miss a use than invent one. They miss: a method call on a receiver
-whose type the calling file never names (`tensor.device().can_access(..)` where `Device` is
-not named), on a method name that two files' impls define or that std uses; a path through a
-type parameter or a foreign type (`T::f`, `u32::f` for a crate trait's impl), a qualified path
+whose type the calling file never names (`tensor.device().can_access(..)` where `Device` is not
+named), on a method name that two files' impls define or that std uses; a path through a type
+parameter or a foreign type (`T::f`, `u32::f` for a crate trait's impl), a qualified path
 (`<T as Trait>::f`) or a turbofish type (`Foo::<u8>::f`); impl blocks in fn bodies and in
 `#[macro_export]` macro bodies, and method calls in those macro bodies; items that derives and
-attribute macros make; and type aliases as self types. `--graph` prints each file's uses and
+attribute macros make; and type aliases as self types. One known over-count: a call through a
+type parameter (`driver.copy(..)` on a `D: Driver`) in a file that also names the one type with
+an impl of that trait (`Cuda`) is counted as a call of that impl (in dlpack-core today the
+trait and that impl share a file, so no edge is wrong). `--graph` prints each file's uses and
 marks those whose first is of an impl's item: `device.rs [impl: Device::new, in impl Device,
 line 389]`.
 
