@@ -8,10 +8,12 @@ import contextlib
 import importlib.util
 import io
 import os
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
+REPO = os.path.dirname(os.path.dirname(HERE))
 
 _spec = importlib.util.spec_from_file_location(
     "check_cycles", os.path.join(HERE, "..", "check-cycles.py"))
@@ -28,10 +30,10 @@ def graph(name):
     return {f: set(uses) for f, uses in crate(name).deps().items()}
 
 
-def run(name):
+def run(name, show_graph=False, contributing=None):
     """(exit status of the command line, its output)."""
     out = io.StringIO()
-    problems = cc.check(os.path.join(FIXTURES, name), out=out)
+    problems = cc.check(os.path.join(FIXTURES, name), show_graph, out, contributing)
     return (1 if problems else 0), out.getvalue()
 
 
@@ -95,6 +97,16 @@ class UseTrees(unittest.TestCase):
 
     def test_other_crates_are_dropped(self):
         self.assertEqual(cc.expand_use(cc.tokenize("::std::fmt")[0]), [])
+
+
+class Items(unittest.TestCase):
+    def test_a_const_fn_ends_at_its_body_a_const_at_its_semicolon(self):
+        for src in ("pub const fn f() -> u8 { 0 } fn g() {}",
+                    "pub(crate) const unsafe fn f() {} fn g() {}",
+                    "const X: T = T { a: 1 }; fn g() {}"):
+            with self.subTest(src=src):
+                tokens = cc.tokenize(src)[0]
+                self.assertEqual(tokens[cc.item_end(tokens, 0, len(tokens), False)].text, "fn")
 
 
 class Cycles(unittest.TestCase):
@@ -195,6 +207,136 @@ class Layers(unittest.TestCase):
             "lib.rs": [["tests"], ["__private"], ["pipeline"], ["names", "error"], ["tables"]],
             "pipeline/mod.rs": [["stage_two"], ["stage_one"]],
         })
+
+    def test_a_broken_block_is_reported(self):
+        # Problems with a map itself used to be collected and never printed.
+        with tempfile.TemporaryDirectory() as root:
+            with open(os.path.join(root, "lib.rs"), "w", encoding="utf-8") as f:
+                f.write("//! ```text\n//! layers\n//! a\n\nmod a;\n")
+            open(os.path.join(root, "a.rs"), "w").close()
+            out = io.StringIO()
+            self.assertEqual(cc.check(root, out=out, contributing=False), 1)
+            self.assertIn("LAYERS: lib.rs:1: the layers block is not closed", out.getvalue())
+
+
+class ImplEdges(unittest.TestCase):
+    """A file uses the file whose impl block defines an item it calls or names."""
+
+    def test_cycle_through_an_associated_fn(self):
+        status, out = run("impl_assoc_cycle")
+        self.assertEqual(status, 1)
+        g = graph("impl_assoc_cycle")
+        self.assertEqual(g["a.rs"], {"b.rs", "c.rs"})  # T::f and crate::c::T::g, in b.rs
+        self.assertEqual(cc.cycles(g), [["a.rs", "b.rs"]])
+        self.assertIn("a.rs:6 uses b.rs (T::f, in impl T)", out)
+
+    def test_cycle_through_a_method_call(self):
+        status, out = run("impl_method_cycle")
+        self.assertEqual(status, 1)
+        g = graph("impl_method_cycle")
+        self.assertEqual(cc.cycles(g), [["a.rs", "b.rs"]])
+        self.assertIn("a.rs:6 uses b.rs (.describe(), in impl T)", out)
+        self.assertEqual(g["d.rs"], {"b.rs", "c.rs"})  # self.describe() in d.rs's impl T
+        self.assertEqual(g["e.rs"], set())  # an exported macro's body: its invokers' uses
+        self.assertEqual(g["f.rs"], {"c.rs", "d.rs", "e.rs"})  # twice! -> $crate::c::T::twice
+
+    def test_an_impl_of_a_trait_of_the_crate_counts(self):
+        self.assertEqual(cc.cycles(graph("impl_local_trait")), [["a.rs", "b.rs"]])
+        self.assertIn("a.rs:6 uses b.rs (T::NAME, in impl Named for T)",
+                      run("impl_local_trait")[1])
+
+    def test_the_device_error_circle(self):
+        status, out = run("device_error")
+        self.assertEqual(status, 1)
+        g = graph("device_error")
+        self.assertEqual(cc.cycles(g), [["device.rs", "error/cuda.rs", "error/mod.rs"]])
+        self.assertIn("circle: device.rs -> error/mod.rs -> error/cuda.rs -> device.rs", out)
+        self.assertIn("error/cuda.rs:11 uses device.rs (.is_host_side(), in impl Device)", out)
+
+    def test_items_a_macro_makes_in_an_impl_block(self):
+        # `Device::CPU` is made by `constants!` inside device.rs's `impl Device`.
+        g = graph("device_error")
+        self.assertEqual(g["host.rs"], {"device.rs", "ffi/value.rs"})
+
+    def test_uses_that_give_no_edge(self):
+        status, out = run("impl_negatives")
+        self.assertEqual(status, 0, out)
+        g = graph("impl_negatives")
+        self.assertEqual(g["user.rs"], {"types.rs"})  # Display, view x2, ident.span(), len
+        self.assertEqual(g["generic.rs"], {"driver.rs"})  # D: Driver is not Cuda's impl
+        self.assertEqual(g["s.rs"], set())  # Self::g is its own
+        self.assertEqual(g["other.rs"], {"s.rs"})  # S::f
+
+    def test_impl_blocks_are_read(self):
+        module = crate("impl_negatives").files["s.rs"]
+        (impl,) = module.impls
+        self.assertEqual((impl.self_segs, impl.trait_segs), (["S"], None))
+        self.assertEqual(impl.items, {"f": "fn", "g": "fn"})
+        tokens = cc.tokenize(
+            "impl<'a, T: Fn(u8) -> u8, const N: usize> crate::tr::Tr<T> for &'a mut x::Y<N> "
+            "where T: Copy { #[cfg(test)] fn probe() {} pub(crate) const fn f(&self, a: u8, "
+            "b: Vec<(u8, u8)>) {} const C: u8 = 1; type Out = u8; make!(); }")[0]
+        generics, trait_segs, self_segs, body = cc.parse_impl_header(tokens, 0, len(tokens))
+        self.assertEqual((generics, trait_segs, self_segs), ({"T", "N"}, ["crate", "tr", "Tr"],
+                                                             ["x", "Y"]))
+        items, arity, opaque = cc.impl_items(tokens, body, len(tokens) - 1)
+        self.assertEqual(items, {"f": "method", "C": "const", "Out": "type"})
+        self.assertEqual((arity, opaque), ({"f": 2}, True))
+
+    def test_the_graph_shows_impl_edges(self):
+        out = run("impl_assoc_cycle", show_graph=True)[1]
+        self.assertIn("a.rs: b.rs [impl: T::f, in impl T, line 6], c.rs", out)
+
+
+class ContributingMaps(unittest.TestCase):
+    """Layer maps of module files kept in CONTRIBUTING.md, off the modules' docs pages."""
+
+    def test_the_nearest_contributing_md_above_the_sources(self):
+        root = os.path.join(FIXTURES, "contributing_layers", "src")
+        self.assertEqual(cc.find_contributing(root),
+                         os.path.join(FIXTURES, "contributing_layers", "CONTRIBUTING.md"))
+        self.assertEqual(cc.find_contributing(os.path.join(REPO, "dlpack-core", "src")),
+                         os.path.join(REPO, "CONTRIBUTING.md"))
+
+    def test_a_map_there_is_checked_like_one_in_docs(self):
+        status, out = run(os.path.join("contributing_layers", "src"))
+        self.assertEqual(status, 1)
+        self.assertRegex(out, r"bottom\.rs:3: layers of lib\.rs \(its map: \S*CONTRIBUTING\.md:7\)"
+                              r": `bottom` uses `top` \(crate::top::Top, in top\.rs\), which is "
+                              "above it")
+        self.assertIn("2 layer map(s) (lib.rs in ", out)
+
+    def test_bad_maps_there(self):
+        out = run(os.path.join("contributing_layers", "src"))[1]
+        errors = [line for line in out.splitlines() if line.startswith("LAYERS:")]
+        self.assertEqual(len(errors), 5, out)
+        self.assertIn("CONTRIBUTING.md:15: layers of src/stage/mod.rs: stage/mod.rs has a map "
+                      "already (stage/mod.rs:1); keep one", out)
+        self.assertIn("CONTRIBUTING.md:23: layers of src/gone/mod.rs: no such file", out)
+        self.assertIn("CONTRIBUTING.md:31: layers of src/notes.rs: not a module file", out)
+        self.assertIn("CONTRIBUTING.md:37: a layers block here names its file", out)
+        self.assertNotIn(":45", out)  # the example inside a ```` fence
+
+    def test_an_explicit_contributing_md(self):
+        traps = os.path.join(FIXTURES, "lexer_traps")
+        c = cc.Crate(traps)
+        children = sorted(set(c.files["lib.rs"].children) - {"phantom", "target"})
+        with tempfile.TemporaryDirectory() as folder:
+            md = os.path.join(folder, "CONTRIBUTING.md")
+            path = os.path.relpath(os.path.join(traps, "lib.rs"), folder)
+            for rows, problems in ((children + ["\nphantom target"], 0),
+                                   (["phantom target\n"] + children, 12)):
+                with open(md, "w", encoding="utf-8") as f:
+                    f.write(f"```text\nlayers of {path}\n{' '.join(rows)}\n```\n")
+                out = io.StringIO()
+                with self.subTest(problems=problems):
+                    self.assertEqual(cc.check(traps, out=out, contributing=md), problems,
+                                     out.getvalue())
+                    self.assertIn("1 layer map(s) (lib.rs in ", out.getvalue())
+
+    def test_none_read_when_told(self):
+        c = cc.Crate(os.path.join(FIXTURES, "contributing_layers", "src"), contributing=False)
+        self.assertEqual([f for f, _, _ in c.layer_maps()], ["stage/mod.rs"])
 
 
 if __name__ == "__main__":
