@@ -67,37 +67,6 @@
 //! - `cuda` (feature `cuda`): CUDA devices, streams, copies and tensors.
 //! - `sys` (feature `dlpack-sys`): zero-cost conversions to and from the `dlpack-sys` types.
 //!
-//! Every module with files of its own is a folder with a `mod.rs` (`tensor/mod.rs`,
-//! `tensor/import/mod.rs`, …), whose documentation holds the folder's layer map; a module of
-//! one file is `name.rs`.
-//!
-//! # Layers
-//!
-//! Each module uses only the ones on lines below its own, and CI holds the crate to it
-//! (`.ci/check-cycles.py` fails on an import cycle between two files, and checks the maps):
-//! [`ffi`] (the C structs, codes and flags) depends on nothing; [`Error`] and the reasons it
-//! carries ([`TensorError`](tensor::TensorError), `CudaError`, with the limits their messages
-//! quote) stand on it, so that every layer above can return [`Error`]; then the value types
-//! ([`DataType`], [`Device`]); [`tensor`] on them; `from_dlpack` and the traits (`convert`) on
-//! [`tensor`], since `from_dlpack` dispatches to the tensor side
-//! ([`ToDlpackTensor`](tensor::ToDlpackTensor)) as well as to data types and devices; and
-//! `python`, `cuda`, the bridges to other crates' types and the derives' hidden helpers
-//! (`__private`) on top. Internals return their own reasons, and the public functions convert
-//! them to [`Error`]. (`assert_convertible!`, in `convert`, names `$crate::__private` only in
-//! the code it expands to, which runs in the caller's crate.)
-//!
-//! ```text
-//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! bridges
-//! __private python
-//! convert cuda
-//! tensor
-//! data_type device
-//! error
-//! element set sys
-//! ffi
-//! ```
-//!
 //! # Features
 //!
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.

@@ -3,13 +3,11 @@
 
 use core::fmt;
 use core::hash::{Hash, Hasher};
-use core::str::FromStr;
-
-use dlpack_grammar::DeviceParts;
 
 use crate::Device;
-use crate::error::Error;
 use crate::ffi::DLDeviceType;
+
+mod checked;
 
 /// One constructor per device type, from the grammar's table: a `const fn` taking the id where
 /// the id selects one of several devices (`Device::cuda(1)`), a constant with id 0 elsewhere
@@ -72,43 +70,6 @@ impl Device {
         Self {
             device_type,
             device_id,
-        }
-    }
-
-    /// A device of a known type with a non-negative id, or an error saying what is wrong.
-    ///
-    /// ```
-    /// use dlpack_core::{Device, ffi::DLDeviceType};
-    /// assert_eq!(Device::checked(DLDeviceType::CUDA, 2)?, Device::cuda(2));
-    /// assert!(Device::checked(DLDeviceType::CUDA, -1).is_err());
-    /// assert!(Device::checked(DLDeviceType(5), 0).is_err());
-    /// # Ok::<(), dlpack_core::Error>(())
-    /// ```
-    pub const fn checked(device_type: DLDeviceType, device_id: i32) -> Result<Self, Error> {
-        let device = Self::new(device_type, device_id);
-        match dlpack_grammar::check_device(device_type.0, device_id) {
-            Ok(_) => Ok(device),
-            Err(reason) => Err(Error::InvalidDevice { device, reason }),
-        }
-    }
-
-    /// Whether this is a device of a known type with a non-negative id; the error says which.
-    ///
-    /// ```
-    /// use dlpack_core::Device;
-    /// assert!(Device::cuda(0).check().is_ok());
-    /// assert_eq!(
-    ///     Device::cuda(-1).check().unwrap_err().to_string(),
-    ///     "invalid(device_type=2, device_id=-1) is not a valid device: device id -1 is negative; ids start at 0"
-    /// );
-    /// ```
-    pub const fn check(&self) -> Result<(), Error> {
-        match dlpack_grammar::check_device(self.device_type.0, self.device_id) {
-            Ok(_) => Ok(()),
-            Err(reason) => Err(Error::InvalidDevice {
-                device: *self,
-                reason,
-            }),
         }
     }
 
@@ -249,39 +210,13 @@ impl fmt::Display for Device {
 impl fmt::Debug for Device {
     /// `Device(cuda:0)`, or the raw fields for a value that is not valid.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.check().is_ok() {
+        if dlpack_grammar::check_device(self.device_type.0, self.device_id).is_ok() {
             write!(f, "Device({self})")
         } else {
             f.debug_struct("Device")
                 .field("device_type", &self.device_type.0)
                 .field("device_id", &self.device_id)
                 .finish()
-        }
-    }
-}
-
-/// Parses `name` or `name:id`; a bare indexed name means id 0.
-///
-/// ```
-/// use dlpack_core::Device;
-/// assert_eq!("cuda".parse::<Device>()?, Device::cuda(0));
-/// assert_eq!("cuda_host".parse::<Device>()?, Device::CUDA_HOST);
-/// assert!("cuda:-1".parse::<Device>().is_err());
-/// # Ok::<(), dlpack_core::Error>(())
-/// ```
-impl FromStr for Device {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Error> {
-        match dlpack_grammar::parse_device(s) {
-            Ok(DeviceParts {
-                device_type,
-                device_id,
-            }) => Ok(Self::new(DLDeviceType(device_type), device_id)),
-            Err(reason) => Err(Error::ParseDevice {
-                input: s.into(),
-                reason,
-            }),
         }
     }
 }
