@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails unless every public item of dlpack_core has a doc example (a ``` block).
+"""Fails unless every public item of dlpack_core that needs a doc example (a ``` block) has one.
 
 The issue's done-when asks that the crate docs show each public item with an example that
 runs as a doctest; `cargo test --doc` runs them, this checks none is missing. It walks the
@@ -10,15 +10,16 @@ What needs an example:
 
 - modules, structs, enums, unions, traits, functions, constants, statics, type aliases and
   macros; the methods, associated constants and types of our traits; the public methods and
-  associated constants of inherent impls. Fields and variants are not items that need one:
-  their type's example shows them.
+  associated constants of inherent impls, but for the three exemptions below. Fields and
+  variants are not items that need one: their type's example shows them.
 - impls of this crate's own traits, each one (the example on the impl or on one of its items,
   which rustdoc shows in the same block): the trait page lists them as implementors, and
   a reader picks one there (`Vec<T>: ToDlpackTensor`, `ndarray::Array: TensorOwner`).
-- impls of the standard-library traits in STD_TRAITS_WITH_EXAMPLES: conversions (From,
-  TryFrom, FromStr), Display, Error, a hand-written Default, iteration and operators. They
-  carry behaviour of ours that a reader must know: what converts and what fails, what a value
-  prints as, which element an iterator yields, what `a | b` means.
+- impls of the standard-library traits in STD_TRAITS_WITH_EXAMPLES: FromStr, Display, Error,
+  a hand-written Default, iteration and operators. They carry behaviour of ours that a reader
+  must know: what a value prints as, what parses and what is refused (FromStr and Display are
+  where the names live, so they keep their examples even where the type's example prints or
+  parses a value), which element an iterator yields, what `a | b` means.
 - re-exports of items from other crates (`pub use pyo3;` included): the example sits on the
   re-export, or, for a re-export with #[doc(inline)] of a crate of this workspace (the derives of dlpack-derive,
   whose attribute reference is written there), on the item in that crate's own rustdoc JSON,
@@ -26,9 +27,38 @@ What needs an example:
 
       cargo +nightly rustdoc -q -p dlpack-derive -- -Z unstable-options --output-format json
 
-One example may cover a type and its trivial items: an inherent method taking only `self`
-whose name the type's own example calls (`.shape(`), or an associated constant it names
-(`::READ_ONLY`), needs no example of its own. Anything taking arguments needs its own.
+What needs no example of its own, though it may have one:
+
+- accessors. An accessor is a public method of an inherent impl (`impl TensorMeta { .. }`)
+  that meets all four of:
+  1. its only input is its receiver, and that is `&self`, or `self` of a type that implements
+     `Copy` (such a `self` reads the value as `&self` does). A `self` that consumes a value
+     (`into_raw`, `into_view`) hands ownership over, and `&mut self` writes or lends for
+     writing: both need an example.
+  2. it is safe, and has no type or const parameters of its own (lifetimes are fine): a
+     caller who picks a type (`as_slice::<T>`) needs to be shown how.
+  3. it returns a value that is not `()`, not `impl Trait` (an iterator's order and items are
+     behaviour) and not a `Result` (a return type whose last path segment ends in `Result`:
+     `Result`, `PyResult`): what fails, and how, is behaviour.
+  4. its docs are one paragraph: without a code block, they contain no blank line. What takes
+     a second paragraph to tell takes an example to show.
+  The same goes, as before, for what the type's own example shows: a method taking only
+  `self` (any receiver) that it calls (`.shape(`), an associated constant it names
+  (`::READ_ONLY`).
+- conversions: impls of the standard library's `From`, `TryFrom` and `Into`. Their signature
+  says what converts to what, and a fallible one's docs say what it refuses; the types'
+  examples show them in use. (`FromStr` is not among them: see above.)
+- generated constants: the items that dlpack-core's `named!` (src/data_type/mod.rs) and
+  `constructor!` (src/device.rs) generate from dlpack-grammar's tables, one per row: for
+  each row of `for_each_named_data_type!`, the associated constant `DataType::<NAME>`; for
+  each row of `for_each_device_type!`, the `const fn` `Device::<ctor>` where the row's kind is
+  `indexed <ctor>`, the associated constant `Device::<NAME>` otherwise. The script reads the
+  rows from those two macros in dlpack-grammar/src (GENERATED below; the same rows the crate
+  is built from), so the list is exact: only an item of that kind, of that type, with that
+  name is exempt. Every line of a table's body must read as a row, and every row's item must
+  be in the API, or the check fails naming it (the table's form or the macros changed: update
+  GENERATED). Their docs are the row's one line; dlpack-core/tests/generated_constants.rs
+  checks every one's value, Display and FromStr in one table test.
 
 What is skipped, and why:
 
@@ -44,28 +74,35 @@ What is skipped, and why:
   #[pyclass]/#[pymethods], which no user reads; a hand-written one is glue whose use the
   type's own example shows (`obj.extract::<DataTypeLike>()`). Recognising macro output by the
   trait it implements is exact; recognising it by its span is not (pyo3 gives its impls the
-  span of the attribute, our own macros give theirs the span of the macro body). A trait
+  span of the attribute, our own macros give theirs the span of their invocation). A trait
   whose crate rustdoc does not record is judged by its name alone, erring towards asking.
 
-Checking the checker: remove the example of a public fn, method, const, type or trait of
-ours, or of one impl of `Display`/`From`/an own trait, and this fails naming that item.
+Checking the checker: remove the example of a public fn, of a method that is not an accessor,
+of a const that is not a generated one, of a type or trait of ours, or of one impl of
+`Display`/`FromStr`/an own trait, and this fails naming that item.
+.ci/tests/test_check_doc_examples.py shows it on a fabricated rustdoc JSON, with each
+exemption above:
+
+    python3 .ci/tests/test_check_doc_examples.py
 
 Usage (needs the nightly toolchain for rustdoc's JSON output; `cargo doc` deletes the JSON
 files in target/doc, so build them after it):
 
     cargo +nightly rustdoc -q -p dlpack-derive -- -Z unstable-options --output-format json
     cargo +nightly rustdoc -q -p dlpack-core --all-features -- -Z unstable-options --output-format json
-    python3 .ci/check-doc-examples.py target/doc/dlpack_core.json
+    python3 .ci/check-doc-examples.py target/doc/dlpack_core.json [--grammar dlpack-grammar/src]
 """
+import argparse
 import json
 import os
+import re
 import sys
 
 STD_CRATES = {"core", "alloc", "std"}
 
 STD_TRAITS_WITH_EXAMPLES = {
-    # conversions, formatting, errors
-    "From", "TryFrom", "FromStr", "Display", "Error", "Default",
+    # names, formatting, errors
+    "FromStr", "Display", "Error", "Default",
     # iteration (FusedIterator is a marker: it promises, it does nothing to show)
     "Iterator", "DoubleEndedIterator", "ExactSizeIterator", "IntoIterator", "FromIterator",
     "Extend",
@@ -76,9 +113,151 @@ STD_TRAITS_WITH_EXAMPLES = {
     "DerefMut",
 }
 
+# Conversions need no example of their own (the docstring's rule).
+STD_CONVERSION_TRAITS = {"From", "TryFrom", "Into"}
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GRAMMAR_SRC = os.path.join(HERE, "..", "dlpack-grammar", "src")
+
+# The generated constants: (the grammar's table macro, the type whose items dlpack-core
+# generates from its rows, the form of a row, the item a row makes: (name, rustdoc kind)).
+NAMED_ROW = re.compile(r'(?P<name>[A-Z][A-Z0-9_]*) = "(?P<str>[^"]*)", (?P<code>[A-Z][A-Z0-9_]*), (?P<bits>\d+);')
+DEVICE_ROW = re.compile(
+    r'(?P<name>[A-Z][A-Z0-9_]*) = (?P<value>\d+), "(?P<str>[^"]*)", "(?P<c_name>[^"]*)", '
+    r'(?:indexed (?P<ctor>[a-z][a-z0-9_]*)|(?P<kind>host|plain));')
+GENERATED = [
+    ("for_each_named_data_type", "DataType", NAMED_ROW, lambda row: (row["name"], "assoc_const")),
+    ("for_each_device_type", "Device", DEVICE_ROW,
+     lambda row: (row["ctor"], "function") if row["ctor"] else (row["name"], "assoc_const")),
+]
+
+
+class TableError(Exception):
+    pass
+
+
+def macro_body(text, macro):
+    """The rows of `macro_rules! <macro>`: the body of its `$callback! { .. }`, or None."""
+    at = text.find(f"macro_rules! {macro} ")
+    if at < 0:
+        return None
+    open_at = text.find("$callback! {", at)
+    if open_at < 0:
+        raise TableError(f"{macro}: no `$callback! {{` in its body")
+    # The matching brace, braces in comments and string literals aside.
+    depth, i, j = 0, text.index("{", open_at), text.index("{", open_at)
+    while j < len(text):
+        if text.startswith("//", j):
+            j = text.find("\n", j)
+            if j < 0:
+                break
+        elif text[j] == '"':
+            j += 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+        elif text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[i + 1:j]
+        j += 1
+    raise TableError(f"{macro}: unbalanced braces")
+
+
+def generated_items(grammar_src):
+    """{(type name, item name, rustdoc kind): "<macro> row N"} for every generated item, read
+    from the table macros in the .rs files under `grammar_src`. Raises TableError when a macro
+    is not found or a line of its body is not a row."""
+    texts = []
+    for folder, _, files in os.walk(grammar_src):
+        for f in sorted(files):
+            if f.endswith(".rs"):
+                with open(os.path.join(folder, f), encoding="utf-8") as fh:
+                    texts.append((os.path.join(folder, f), fh.read()))
+    items = {}
+    for macro, owner, pattern, item_of in GENERATED:
+        bodies = [(path, macro_body(text, macro)) for path, text in texts]
+        bodies = [(path, body) for path, body in bodies if body is not None]
+        if len(bodies) != 1:
+            raise TableError(f"macro_rules! {macro}: found {len(bodies)} times under {grammar_src}")
+        path, body = bodies[0]
+        rows = 0
+        # A row may span lines; doc comments and blank lines sit between rows.
+        pending = ""
+        for line in body.splitlines():
+            line = line.strip()
+            if not line or line.startswith("//"):
+                if pending:
+                    raise TableError(f"{macro} ({path}): unreadable row {pending!r}")
+                continue
+            pending = f"{pending} {line}".strip()
+            if not pending.endswith(";"):
+                continue
+            m = pattern.fullmatch(" ".join(pending.split()))
+            if m is None:
+                raise TableError(f"{macro} ({path}): unreadable row {pending!r}")
+            rows += 1
+            name, kind = item_of(m)
+            items[(owner, name, kind)] = f"{macro} row {rows}"
+            pending = ""
+        if pending or rows == 0:
+            raise TableError(f"{macro} ({path}): unreadable row {pending!r}" if pending else
+                             f"{macro} ({path}): no rows")
+    return items
+
 
 def has_example(item):
     return bool(item.get("docs")) and "```" in item["docs"]
+
+
+def kind_of(item):
+    return next(iter(item["inner"]))
+
+
+def is_copy(crate, owner):
+    """Whether the type `owner` implements Copy (derived or written)."""
+    kind = kind_of(owner)
+    for impl_id in owner["inner"][kind].get("impls", []):
+        impl = crate.index.get(str(impl_id))
+        trait = impl and impl["inner"]["impl"].get("trait")
+        if trait and trait["path"].split("::")[-1] == "Copy":
+            return True
+    return False
+
+
+def not_an_accessor(crate, owner, item):
+    """Why the method `item` of an inherent impl of `owner` is not an accessor (the
+    docstring's four conditions), or None when it is one; "" for a function without `self`."""
+    fn = item["inner"]["function"]
+    inputs = fn["sig"]["inputs"]
+    if not inputs or inputs[0][0] != "self":
+        return ""
+    if len(inputs) != 1:
+        return "takes arguments"
+    receiver = inputs[0][1]
+    if "borrowed_ref" in receiver:
+        if receiver["borrowed_ref"].get("is_mutable"):
+            return "takes `&mut self`"
+    elif receiver == {"generic": "Self"}:
+        if not is_copy(crate, owner):
+            return "consumes `self`"
+    else:
+        return "a receiver other than `&self`/`self`"
+    if fn["header"].get("is_unsafe"):
+        return "unsafe"
+    if any("lifetime" not in p.get("kind", {}) for p in fn["generics"]["params"]):
+        return "generic"
+    output = fn["sig"]["output"]
+    if output is None or output == {"tuple": []}:
+        return "returns nothing"
+    if "impl_trait" in output:
+        return "returns `impl Trait`"
+    if "resolved_path" in output and output["resolved_path"]["path"].split("::")[-1].endswith("Result"):
+        return "returns a Result"
+    if "\n\n" in (item.get("docs") or "").strip():
+        return "docs of more than one paragraph"
+    return None
 
 
 def code_of(docs):
@@ -171,37 +350,63 @@ def reexport_example(crate, use):
     return target is not None and has_example(target)
 
 
-def impl_needs_example(crate, item, inner):
-    """The rule above for trait impls: whether this one must carry an example."""
+def impl_rule(crate, item, inner):
+    """The rules above for a trait impl: "needs" (an example), "conversion" (exempt: From,
+    TryFrom, Into) or "skip" (not ours to show)."""
     if inner.get("is_synthetic") or inner.get("blanket_impl"):
-        return False
+        return "skip"
     if any("automatically_derived" in str(attr) for attr in item.get("attrs", [])):
-        return False
+        return "skip"
     trait = inner["trait"]
     owner = crate.crate_of(trait["id"])
     if owner == crate.crate_of(crate.doc["root"]):
-        return True
+        return "needs"
     # A trait whose crate rustdoc does not record is judged by its name, to err on the side
     # of asking for an example.
     std = owner in STD_CRATES or owner is None
-    return std and trait["path"].split("::")[-1] in STD_TRAITS_WITH_EXAMPLES
+    name = trait["path"].split("::")[-1]
+    if std and name in STD_CONVERSION_TRAITS:
+        return "conversion"
+    return "needs" if std and name in STD_TRAITS_WITH_EXAMPLES else "skip"
 
 
-def main(path):
+def main(path, grammar_src=GRAMMAR_SRC, out=None):
+    out = out or sys.stdout
     crate = Crate(path)
     index = crate.index
+    try:
+        generated = generated_items(grammar_src)
+    except TableError as e:
+        print(f"cannot read the generated constants from the grammar's tables: {e}", file=out)
+        return 1
+    generated_seen = set()
     seen, have, missing = set(), [], []
-
-    def kind(item):
-        return next(iter(item["inner"]))
+    exempt = {"accessor": [], "conversion": [], "generated constant": []}
+    kind = kind_of
 
     counted = {}
 
     def record(item, what, owner=None):
-        shown = has_example(item) or covered_by_owner(owner, item)
-        (have if shown else missing).append(what)
+        """`owner` is the type of an inherent impl's item, None for any other item."""
         if not what.startswith("impl "):
             counted.setdefault(kind(item), set()).add(what)
+        if owner is not None and owner["crate_id"] == 0:
+            key = (owner.get("name"), item.get("name"), kind(item))
+            if key in generated:
+                generated_seen.add(key)
+                if not has_example(item):
+                    exempt["generated constant"].append(what)
+                    return
+        if has_example(item) or covered_by_owner(owner, item):
+            have.append(what)
+            return
+        why = None
+        if owner is not None and kind(item) == "function":
+            why = not_an_accessor(crate, owner, item)
+            if why is None:
+                exempt["accessor"].append(what)
+                return
+        missing.append(f"{what} (not an accessor: {why})" if why else what)
 
     def walk(item_id, parent, in_trait=False, owner=None):
         if item_id in seen or str(item_id) not in index:
@@ -254,7 +459,10 @@ def main(path):
                 if not inner.get("is_synthetic") and not inner.get("blanket_impl"):
                     for child in inner["items"]:
                         walk(child, parent, owner=owner)
-            elif impl_needs_example(crate, item, inner):
+            else:
+                rule = impl_rule(crate, item, inner)
+                if rule == "skip":
+                    return
                 trait_name = trait["path"].split("::")[-1]
                 args = (trait.get("args") or {}).get("angle_bracketed", {}).get("args", [])
                 types = [type_name(a["type"]) for a in args if "type" in a]
@@ -264,23 +472,37 @@ def main(path):
                 methods = (index.get(str(c)) for c in inner["items"])
                 if any(m is not None and has_example(m) for m in methods):
                     have.append(what)
+                elif rule == "conversion" and not has_example(item):
+                    exempt["conversion"].append(what)
                 else:
                     record(item, what)
         else:
             record(item, name, owner)
 
     walk(crate.doc["root"], "")
-    print(f"{len(have)} public items have a doc example, {len(missing)} do not")
+    for owner, name, k in sorted(set(generated) - generated_seen):
+        what = "const fn" if k == "function" else "associated constant"
+        missing.append(f"{owner}::{name}: the {what} of {generated[(owner, name, k)]} is not in "
+                       "the public API (the table's form or the macros changed: update GENERATED "
+                       "in .ci/check-doc-examples.py)")
+    print(f"{len(have)} public items have a doc example, {len(missing)} do not", file=out)
+    print("needing none: " + ", ".join(f"{len(v)} {k}s" for k, v in exempt.items()), file=out)
     # The size of the public API, as the issues quote it: every public path a user can name
     # (modules, types, traits, functions, constants, macros, methods, associated items and
     # re-exports), without trait impls, fields and variants.
     total = sum(len(v) for v in counted.values())
     by_kind = ", ".join(f"{k} {len(v)}" for k, v in sorted(counted.items(), key=lambda kv: -len(kv[1])))
-    print(f"public API: {total} items ({by_kind})")
+    print(f"public API: {total} items ({by_kind})", file=out)
     for what in missing:
-        print(f"  missing: {what}")
+        print(f"  missing: {what}", file=out)
     return 1 if missing else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "target/doc/dlpack_core.json"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("json", nargs="?", default="target/doc/dlpack_core.json",
+                        help="dlpack_core's rustdoc JSON")
+    parser.add_argument("--grammar", default=GRAMMAR_SRC,
+                        help="dlpack-grammar's sources, where the table macros are")
+    args = parser.parse_args()
+    sys.exit(main(args.json, args.grammar))
