@@ -55,16 +55,16 @@
 //! # Modules
 //!
 //! - [`ffi`]: the DLPack 1.3 ABI in plain Rust, layout-checked at compile time.
-//! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts).
-//! - [`tensor`]: tensor exchange, in two chains: the import (a foreign tensor's C struct,
-//!   validated, the [`TensorView`]s on it and the one host copy,
-//!   [`copy_compact_into`](tensor::TensorMeta::copy_compact_into)) and the export (an owner's
-//!   description, checked, the one-allocation export, and [`ManagedTensor`] /
-//!   [`LegacyManagedTensor`], which own a tensor and run its deleter exactly once).
-//! - `python` (feature `pyo3`): the Python protocol through PyO3, by direction: `import`
-//!   (`from_dlpack`), `export` (`__dlpack__`, `DlpackRequest`) and `values` (data types and
-//!   devices as Python objects).
+//! - [`tensor`]: owned DLPack tensors ([`ManagedTensor`], [`LegacyManagedTensor`]), their
+//!   validated views ([`TensorView`], [`TensorViewMut`]), exports of your buffers
+//!   ([`TensorOwner`](tensor::TensorOwner)), and what each zero-copy path shares.
+//! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts,
+//!   which [`assert_convertible!`] compares).
+//! - `python` (feature `pyo3`): your tensor, dtype and device classes for Python, and any
+//!   Python tensor, dtype or device in Rust; its documentation opens with what to use for what.
 //! - `cuda` (feature `cuda`): CUDA devices, streams, copies and tensors.
+//! - `bridges` (features `candle`, `safetensors`): other crates' types as DLPack values and
+//!   tensors.
 //! - `sys` (feature `dlpack-sys`): zero-cost conversions to and from the `dlpack-sys` types.
 //!
 //! # Features

@@ -12,13 +12,6 @@
 //!
 //! # Layout
 //!
-//! ```text
-//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! data_type device
-//! suggest
-//! aliases
-//! tables
-//! ```
 //!
 //! - `tables`: the codes, device types and named data types, each written once as a callback
 //!   macro ([`for_each_code!`], [`for_each_device_type!`], [`for_each_named_data_type!`]) from

@@ -573,6 +573,21 @@ unsafe impl TensorOwner for SharedStorage {
     }
 }
 
+/// The tensor's storage without a copy, `READ_ONLY`, for every export.
+///
+/// ```
+/// use candle_core::{Device, Tensor};
+/// use dlpack_core::bridges::candle::Shared;
+/// use dlpack_core::tensor::{Flags, ToDlpackTensor};
+///
+/// let t = Tensor::new(&[1_u8, 2, 3], &Device::Cpu).unwrap();
+/// // SAFETY: nothing writes `t` in place while the exports below live.
+/// let shared = unsafe { Shared::new(t) };
+/// let (first, second) = (shared.to_dlpack_tensor()?, shared.to_dlpack_tensor()?);
+/// assert_eq!(first.view()?.data_ptr(), second.view()?.data_ptr()); // one storage, no copies
+/// assert_eq!(first.flags(), Flags::READ_ONLY);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl ToDlpackTensor for Shared {
     /// The tensor's storage without a copy, `READ_ONLY`; tensors on other devices, and packed
     /// sub-byte tensors that do not start on a byte, are refused with the reason.

@@ -1,5 +1,7 @@
-//! DLPack capsules: making them (producer) and consuming them (consumer). All of the unsafe
-//! code of the Python feature is here.
+//! DLPack capsules, both directions: making them (producer) and consuming them (consumer). The
+//! unsafe code of capsule ownership (the destructor, the renaming, taking the pointer) is here;
+//! the C exchange table, the borrowed view and the CUDA paths hold the rest of the Python
+//! feature's, each block with its own `SAFETY` comment.
 //!
 //! The rules, from the DLPack Python specification:
 //!

@@ -369,6 +369,7 @@ mod export;
 mod import;
 mod ints;
 mod message;
+mod to_python;
 mod values;
 
 // The capsules' names and functions, the classifier and a tensor's device: what a `__dlpack__`
@@ -384,10 +385,10 @@ pub use class::generated as __generated;
 pub use class::{ProtocolClass, TensorClass, add_values, from_dlpack};
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
-pub use export::tensor::{PyTensor, to_python};
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
 pub use import::{import_tensor, with_tensor_view};
+pub use to_python::{PyTensor, to_python};
 #[doc(hidden)]
 pub use values::classify::EXCHANGE_API;
 pub use values::objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};

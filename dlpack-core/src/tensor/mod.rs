@@ -194,20 +194,6 @@
 //! contract by the producer: Python code that writes the array (`array.fill(0)`) while a Rust
 //! view reads it breaks it, as it does for every Rust binding of NumPy.
 
-//! # Layers
-//!
-//! ```text
-//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! ndarray
-//! convert
-//! legacy
-//! managed
-//! export
-//! import
-//! error
-//! flags limits
-//! ```
-
 pub(crate) mod convert;
 pub(crate) mod error;
 pub(crate) mod export;

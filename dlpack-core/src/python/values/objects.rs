@@ -85,7 +85,7 @@ pub struct PyDataType(DataType);
 /// differ. (One `#[pymethods]` block per class: the macro writes it whole.)
 macro_rules! value_class {
     (
-        $class:ident($value:ident), $read:path, $python:literal,
+        $class:ident($value:ident), $read:path, $python:literal, display: $display:literal,
         $(#[$protocol_doc:meta])* fn $protocol:ident() -> $tuple:ty;
         $($extra:tt)*
     ) => {
@@ -104,6 +104,8 @@ macro_rules! value_class {
         }
 
         /// The canonical name, what Python's `str()` gives.
+        ///
+        #[doc = concat!("```\n", $display, "\n```")]
         impl core::fmt::Display for $class {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 core::fmt::Display::fmt(&self.0, f)
@@ -152,6 +154,7 @@ macro_rules! value_class {
 
 value_class! {
     PyDataType(DataType), read::data_type, "DataType",
+    display: "use dlpack_core::{DataType, python::PyDataType};\nassert_eq!(PyDataType::from(DataType::F32.with_lanes(4)).to_string(), \"float32x4\");",
     /// `(code, bits, lanes)`, plain ints.
     fn __dlpack_data_type__() -> (u8, u8, u16);
 
@@ -216,6 +219,7 @@ pub struct PyDevice(Device);
 
 value_class! {
     PyDevice(Device), read::device, "Device",
+    display: "use dlpack_core::{Device, python::PyDevice};\nassert_eq!(PyDevice::from(Device::cuda(1)).to_string(), \"cuda:1\");\nassert_eq!(PyDevice::from(Device::CPU).to_string(), \"cpu\");",
     /// `(device_type, device_id)`, plain ints.
     fn __dlpack_device__() -> (i32, i32);
 

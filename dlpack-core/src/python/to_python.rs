@@ -12,9 +12,9 @@ use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use super::request::{DataAccess, DlpackRequest, ExportPlan};
 use crate::python::TensorClass;
 use crate::python::error::buffer_error;
+use crate::python::export::request::{DataAccess, DlpackRequest, ExportPlan};
 use crate::tensor::ToDlpackTensor;
 use crate::{Device, Error, ManagedTensor};
 
