@@ -48,12 +48,14 @@ What needs no example of its own, though it may have one:
 - conversions: impls of the standard library's `From`, `TryFrom` and `Into`. Their signature
   says what converts to what, and a fallible one's docs say what it refuses; the types'
   examples show them in use. (`FromStr` is not among them: see above.)
-- generated constants: the items that dlpack-core's `named!` (src/data_type/mod.rs) and
-  `constructor!` (src/device.rs) generate from dlpack-grammar's tables, one per row: for
-  each row of `for_each_named_data_type!`, the associated constant `DataType::<NAME>`; for
-  each row of `for_each_device_type!`, the `const fn` `Device::<ctor>` where the row's kind is
-  `indexed <ctor>`, the associated constant `Device::<NAME>` otherwise. The script reads the
-  rows from those two macros in dlpack-grammar/src (GENERATED below; the same rows the crate
+- generated constants: the items that dlpack-core's `named!` (src/data_type/mod.rs),
+  `constructor!` (src/device/mod.rs) and `named_values!` (src/ffi/code.rs) generate from
+  dlpack-grammar's tables, one per row: for each row of `for_each_named_data_type!`, the
+  associated constant `DataType::<NAME>`; for each row of `for_each_device_type!`, the
+  `const fn` `Device::<ctor>` where the row's kind is `indexed <ctor>`, the associated
+  constant `Device::<NAME>` otherwise, and `DLDeviceType::<NAME>`; for each row of
+  `for_each_code!`, `DLDataTypeCode::<NAME>`. The script reads the rows from those three
+  macros in dlpack-grammar/src (GENERATED below; the same rows the crate
   is built from), so the list is exact: only an item of that kind, of that type, with that
   name is exempt. Every line of a table's body must read as a row, and every row's item must
   be in the API, or the check fails naming it (the table's form or the macros changed: update
@@ -125,10 +127,16 @@ NAMED_ROW = re.compile(r'(?P<name>[A-Z][A-Z0-9_]*) = "(?P<str>[^"]*)", (?P<code>
 DEVICE_ROW = re.compile(
     r'(?P<name>[A-Z][A-Z0-9_]*) = (?P<value>\d+), "(?P<str>[^"]*)", "(?P<c_name>[^"]*)", '
     r'(?:indexed (?P<ctor>[a-z][a-z0-9_]*)|(?P<kind>host|plain));')
+CODE_ROW = re.compile(
+    r'(?P<name>[A-Z][A-Z0-9_]*) = (?P<value>\d+), "(?P<str>[^"]*)", "(?P<c_name>[^"]*)", '
+    r'(?P<bits>[A-Za-z]+(?:\(\d+\))?);')
 GENERATED = [
     ("for_each_named_data_type", "DataType", NAMED_ROW, lambda row: (row["name"], "assoc_const")),
     ("for_each_device_type", "Device", DEVICE_ROW,
      lambda row: (row["ctor"], "function") if row["ctor"] else (row["name"], "assoc_const")),
+    # `named_values!` in src/ffi/code.rs: every row's code newtype value.
+    ("for_each_code", "DLDataTypeCode", CODE_ROW, lambda row: (row["name"], "assoc_const")),
+    ("for_each_device_type", "DLDeviceType", DEVICE_ROW, lambda row: (row["name"], "assoc_const")),
 ]
 
 

@@ -38,6 +38,18 @@ macro_rules! for_each_device_type {
 }
 
 #[macro_export]
+macro_rules! for_each_code {
+    ($callback:ident) => {
+        $callback! {
+            /// `kDLFloat`: IEEE 754 binary floating point.
+            FLOAT = 2, "float", "kDLFloat", Any;
+            /// `kDLBool`: boolean.
+            BOOL = 6, "bool", "kDLBool", Fixed(8);
+        }
+    };
+}
+
+#[macro_export]
 macro_rules! for_each_named_data_type {
     ($callback:ident) => {
         $callback! {
@@ -71,7 +83,7 @@ class Fake:
             self.paths[str(tid)] = {"crate_id": 1, "path": ["core", module, trait], "kind": "trait"}
             self.std[trait] = tid
         self.types, self.inherent = {}, {}
-        for name in ("DataType", "Device"):
+        for name in ("DataType", "Device", "DLDataTypeCode", "DLDeviceType"):
             self.types[name] = self.item(name, {"struct": {"kind": {"plain": {"fields": [], "has_stripped_fields": False}},
                                                            "generics": {"params": [], "where_predicates": []},
                                                            "impls": []}},
@@ -169,6 +181,10 @@ def baseline():
     f.assoc_const(data_type, "F32", docs="`float32`.")
     f.assoc_const(device, "CPU", docs="`cpu`: host memory.")
     f.method(device, "cuda", [["id", {"primitive": "i32"}]], {"generic": "Self"}, docs="`cuda:id`: a GPU.")
+    for code in ("FLOAT", "BOOL"):
+        f.assoc_const(f.inherent["DLDataTypeCode"], code, docs="A code.")
+    for device_type in ("CPU", "CUDA"):
+        f.assoc_const(f.inherent["DLDeviceType"], device_type, docs="A device type.")
     # An associated constant that the type's example names is covered by it.
     f.index[str(f.types["Device"])]["docs"] = "A Device.\n\n```\nlet _ = Device::CPU;\nlet _ = Device::OTHER;\n```"
     f.assoc_const(device, "OTHER", docs="Another.")
@@ -205,7 +221,7 @@ class Baseline(unittest.TestCase):
     def test_passes_with_each_exemption(self):
         status, out = run(baseline())
         self.assertEqual(status, 0, out)
-        self.assertIn("needing none: 2 accessors, 2 conversions, 3 generated constants", out)
+        self.assertIn("needing none: 2 accessors, 2 conversions, 7 generated constants", out)
 
 
 class NeedsAnExample(unittest.TestCase):
@@ -378,10 +394,10 @@ class Tables(unittest.TestCase):
         self.assertNotIn(("Device", "CUDA", "assoc_const"), items)
         with open(os.path.join(cde.GRAMMAR_SRC, "tables.rs"), encoding="utf-8") as fh:
             text = fh.read()
-        for macro in ("for_each_named_data_type", "for_each_device_type"):
+        for macro, owner in (("for_each_named_data_type", "DataType"), ("for_each_device_type", "Device"),
+                             ("for_each_code", "DLDataTypeCode"), ("for_each_device_type", "DLDeviceType")):
             rows = [line for line in cde.macro_body(text, macro).splitlines()
                     if line.strip().endswith(";") and not line.strip().startswith("//")]
-            owner = "DataType" if "data_type" in macro else "Device"
             self.assertEqual(len(rows), sum(1 for key in items if key[0] == owner), macro)
 
 

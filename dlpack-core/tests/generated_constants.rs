@@ -3,7 +3,9 @@
 //!
 //! `DataType::F32` … come from `named!` (`src/data_type/mod.rs`) over
 //! `for_each_named_data_type!`; `Device::CPU`, `Device::cuda(id)` … from `constructors!`
-//! (`src/device.rs`) over `for_each_device_type!`. The lists below are expanded from those same
+//! (`src/device/mod.rs`) over `for_each_device_type!`, and `DLDataTypeCode::FLOAT` … and
+//! `DLDeviceType::CUDA` … from `named_values!` (`src/ffi/code.rs`) over `for_each_code!` and
+//! `for_each_device_type!`. The lists below are expanded from those same
 //! grammar macros, naming each generated item explicitly (`DataType::$name`, `Device::$ctor`),
 //! so a new table row is checked without touching this file, and a row whose item is missing
 //! does not compile. Each list is also held against the grammar's runtime tables
@@ -235,4 +237,58 @@ fn pinned_by_hand() {
         assert_eq!((device.device_type.0, device.device_id), pair, "{shown}");
         assert_eq!(device.to_string(), shown);
     }
+}
+
+/// One named value of a code newtype (`named_values!` in `src/ffi/code.rs`) and its row.
+struct CodeRow {
+    item: &'static str,
+    value: i64,
+    expected: i64,
+    name: Option<&'static str>,
+    expected_name: &'static str,
+}
+
+macro_rules! code_rows {
+    ($($(#[$doc:meta])* $name:ident = $value:literal, $stem:literal, $c_name:literal, $bits:ident $(($n:literal))?;)*) => {
+        vec![$(CodeRow {
+            item: concat!("DLDataTypeCode::", stringify!($name)),
+            value: i64::from(DLDataTypeCode::$name.0),
+            expected: $value,
+            name: DLDataTypeCode::$name.name(),
+            expected_name: $stem,
+        }),*]
+    };
+}
+
+macro_rules! device_type_rows {
+    ($($(#[doc = $desc:literal])* $name:ident = $value:literal, $str:literal, $c_name:literal, $kind:ident $($ctor:ident)?;)*) => {
+        vec![$(CodeRow {
+            item: concat!("DLDeviceType::", stringify!($name)),
+            value: i64::from(DLDeviceType::$name.0),
+            expected: $value,
+            name: DLDeviceType::$name.name(),
+            expected_name: $str,
+        }),*]
+    };
+}
+
+#[test]
+fn every_named_code_and_device_type() {
+    let codes: Vec<CodeRow> = dlpack_grammar::for_each_code!(code_rows);
+    let device_types: Vec<CodeRow> = dlpack_grammar::for_each_device_type!(device_type_rows);
+    assert_eq!(codes.len(), dlpack_grammar::CODES.len());
+    assert_eq!(device_types.len(), dlpack_grammar::DEVICES.len());
+    for row in codes.iter().chain(&device_types) {
+        assert_eq!(row.value, row.expected, "{}", row.item);
+        assert_eq!(row.name, Some(row.expected_name), "{}", row.item);
+    }
+    // Pinned by hand, so that the table and the macro cannot agree on a wrong value.
+    assert_eq!(DLDataTypeCode::FLOAT.0, 2);
+    assert_eq!(DLDataTypeCode::BOOL.0, 6);
+    assert_eq!(DLDataTypeCode::FLOAT8_E4M3FN.0, 10);
+    assert_eq!(DLDataTypeCode::FLOAT4_E2M1FN.0, 17);
+    assert_eq!(DLDeviceType::CUDA.0, 2);
+    assert_eq!(DLDeviceType::CUDA_HOST.0, 3);
+    assert_eq!(DLDeviceType::ROCM.0, 10);
+    assert_eq!(DLDeviceType::CUDA_MANAGED.0, 13);
 }

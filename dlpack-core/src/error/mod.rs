@@ -30,28 +30,28 @@ pub enum Error {
     ParseDataType {
         /// The string.
         input: Box<str>,
-        /// Why not.
+        /// What is wrong with the name (a misspelling, with the name meant; a missing width).
         reason: DataTypeNameError,
     },
     /// A string is not a device name.
     ParseDevice {
         /// The string.
         input: Box<str>,
-        /// Why not.
+        /// What is wrong with the name (an unknown type, a bad id).
         reason: DeviceNameError,
     },
     /// A (code, bits, lanes) triple that DLPack does not allow.
     InvalidDataType {
         /// The value.
         data_type: DataType,
-        /// Why not.
+        /// The rule the triple breaks (an unknown code, 0 lanes, a width the code does not take).
         reason: InvalidDataType,
     },
     /// A (type, id) pair that DLPack does not allow.
     InvalidDevice {
         /// The value.
         device: Device,
-        /// Why not.
+        /// The rule the pair breaks (an unknown type, a negative id).
         reason: InvalidDevice,
     },
     /// A value of a user type has no DLPack data type (a `#[dlpack(skip)]` variant).

@@ -103,7 +103,7 @@ pub enum TensorError {
     InvalidDataType {
         /// The value.
         dtype: DataType,
-        /// Why not.
+        /// The rule the data type breaks.
         reason: InvalidDataType,
     },
     /// A packed sub-byte tensor (`float4_e2m1fn`, `int4` without `IS_SUBBYTE_TYPE_PADDED`) with
