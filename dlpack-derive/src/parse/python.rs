@@ -2,8 +2,9 @@
 //! Python name of every method the author wrote in the block, as PyO3 names them.
 
 use proc_macro2::Span;
-use syn::meta::ParseNestedMeta;
 use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Path};
+
+use super::path::crate_path;
 
 /// Which protocol class the attribute completes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -92,24 +93,6 @@ pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
     };
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::dlpack_core));
     Ok(Args { kind, krate })
-}
-
-/// `crate = "path"` (PyO3's `crate` takes a string too), or `crate = path`.
-fn crate_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
-    let value = meta.value()?;
-    if !value.peek(LitStr) {
-        return value.call(Path::parse_mod_style);
-    }
-    let lit: LitStr = value.parse()?;
-    lit.parse::<Path>().map_err(|_| {
-        syn::Error::new(
-            lit.span(),
-            format_args!(
-                "`{}` is not a path; write the path of dlpack-core as re-exported, as in `crate = \"my_framework::dlpack\"`",
-                lit.value()
-            ),
-        )
-    })
 }
 
 /// The Python names of the methods, constants and class attributes the author wrote, as PyO3
