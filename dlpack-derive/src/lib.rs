@@ -93,9 +93,9 @@
 //!   so rustc names a missing, extra or renamed variant or field. The derive cannot see the
 //!   foreign type, so nothing else could check it. A `#[non_exhaustive]` foreign enum needs
 //!   `non_exhaustive = "error"`, the one decision: a catch-all mirror variant could never
-//!   convert back, and its DLPack meaning would be the error anyway. `impl_remote` implements
-//!   the traits for the foreign type, for the crates coherence lets do it (dlpack-core's
-//!   bridges); a user crate uses the mirror.
+//!   convert back, and its DLPack meaning would be the error anyway. The foreign type gets
+//!   no impls of its own: outside dlpack-core and the foreign crate that is E0117, so every
+//!   conversion goes through the mirror.
 //! - **Other frameworks' names are never accepted**, only explained: accepting `"half"` or
 //!   `mps` would make the derive's grammar differ from `FromStr`'s, and `"e4m3"` would have
 //!   to guess between DLPack codes 8 and 10.
