@@ -255,7 +255,7 @@ fn data_type_remote_non_exhaustive() {
     check(
         Kind::DataType,
         quote! {
-            #[dlpack(remote = "candle_core::DType", non_exhaustive = "error", impl_remote)]
+            #[dlpack(remote = "candle_core::DType", non_exhaustive = "error", __impl_remote)]
             enum CandleDType {
                 #[dlpack("float32")] F32,
                 #[dlpack("bfloat16")] BF16,

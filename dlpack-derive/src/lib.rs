@@ -29,28 +29,22 @@
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 //!
-//! # How it works
+//! # What is checked, and where errors point
 //!
-//! Both derives are one engine, parameterised by a `Kind` (the value type, its set
-//! type, the names of the generated functions and of the `__private` helpers) and reading
-//! option keys as `Sym`s, as serde_derive reads its `Symbol`s. Three stages, a folder each,
-//! each shared by both derives:
+//! Names of data types and devices are read with `dlpack-grammar`, the table that
+//! `DataType`'s and `Device`'s `FromStr` and `Display` use, so an annotation is accepted
+//! exactly when the same string parses at run time. What needs types (an `element`'s data
+//! type, the range of an id field's integer type, the sets of a delegate's inner type) is
+//! checked by `const` assertions spanned on the annotation, so it fails at compile time too and
+//! points at your tokens. One build reports every mistake of an input, each once: an invalid
+//! input still gets its impls (with bodies that never run), so a mistake does not cascade into
+//! "trait not implemented" errors wherever the type is used.
 //!
-//! - `parse/`: a typed view of the input that borrows the syn tree (`ast`), with the
-//!   `#[dlpack(...)]` attributes parsed (`attr`; every message about a name, including names
-//!   from other frameworks, is in `names`; every option key is a `symbol`);
-//! - `check/`: validates it and resolves every item (variant, or struct) to where its
-//!   value comes from and how it comes back on import, collecting every mistake so one build
-//!   shows them all. One resolver handles `skip`, `delegate`, `device_with`, the newtype rule
-//!   and the import policies; only the direct mapping (a data type name or parts, a device type
-//!   and its id) differs by kind;
-//! - `expand/`: writes each item's part of every generated function, and one builder
-//!   writes the impls around them. When the input is invalid, its `fallback` uses the same
-//!   builder with bodies that never run, so one mistake is reported once instead of cascading
-//!   into "trait not implemented" errors wherever the type is used.
+//! # Source layout
 //!
-//! Each stage uses only the stages below it, and no file of a stage uses a file above its own
-//! line in the stage's map:
+//! For contributors: three stages, `parse/` → `check/` → `expand/`, each described in its
+//! module docs, and golden tests that pin the expansion (`src/golden.rs`, `golden/`). A
+//! module uses only those on lines below its own:
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
@@ -59,14 +53,6 @@
 //! check
 //! parse
 //! ```
-//!
-//! Names of data types and devices are checked against `dlpack-grammar`, the table that
-//! `DataType`'s and `Device`'s `FromStr` and `Display` use, so an annotation is accepted
-//! exactly when the same string parses at run time. Checks that need types (an `element`'s
-//! data type, the range of an id field's integer type, the sets of a delegate's inner type)
-//! are emitted as `const` assertions spanned on the annotation, so they also fail at compile
-//! time and point at the user's tokens. The golden tests (`src/golden.rs`, `golden/`) pin
-//! the expansion of representative inputs.
 //!
 //! # Decisions
 //!
@@ -93,9 +79,9 @@
 //!   so rustc names a missing, extra or renamed variant or field. The derive cannot see the
 //!   foreign type, so nothing else could check it. A `#[non_exhaustive]` foreign enum needs
 //!   `non_exhaustive = "error"`, the one decision: a catch-all mirror variant could never
-//!   convert back, and its DLPack meaning would be the error anyway. `impl_remote` implements
-//!   the traits for the foreign type, for the crates coherence lets do it (dlpack-core's
-//!   bridges); a user crate uses the mirror.
+//!   convert back, and its DLPack meaning would be the error anyway. The foreign type gets
+//!   no impls of its own: outside dlpack-core and the foreign crate that is E0117, so every
+//!   conversion goes through the mirror.
 //! - **Other frameworks' names are never accepted**, only explained: accepting `"half"` or
 //!   `mps` would make the derive's grammar differ from `FromStr`'s, and `"e4m3"` would have
 //!   to guess between DLPack codes 8 and 10.

@@ -1,4 +1,4 @@
-//! A bridge as dlpack-core writes one: the mirror of [`foreign::Backend`] with `impl_remote`,
+//! A bridge as dlpack-core writes one: the mirror of [`foreign::Backend`] with `__impl_remote`,
 //! so the foreign type itself implements `DlpackDevice` and works with `from_dlpack`. Only a
 //! crate that may implement the trait for that type can write this (here the type is this
 //! crate's own; in dlpack-core, the trait is). `Backend` is `#[non_exhaustive]`, which binds
@@ -11,7 +11,7 @@ use crate::foreign;
 
 /// The mirror of [`foreign::Backend`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, DlpackDevice)]
-#[dlpack(remote = "foreign::Backend", impl_remote)]
+#[dlpack(remote = "foreign::Backend", __impl_remote)]
 #[allow(missing_docs)]
 pub enum Backend {
     #[dlpack(cpu)]

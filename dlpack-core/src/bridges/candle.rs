@@ -165,7 +165,7 @@ use crate::{DataType, Device, DlpackDataType, Error, ManagedTensor};
     crate = "crate",
     remote = "candle_core::DType",
     non_exhaustive = "error",
-    impl_remote
+    __impl_remote
 )]
 enum DTypeMirror {
     #[dlpack("uint8")]
@@ -202,7 +202,7 @@ enum DTypeMirror {
 
 /// The mirror of `candle_core::DeviceLocation`: `cpu`, `cuda:n`, `metal:n`, both ways.
 #[derive(dlpack_derive::DlpackDevice)]
-#[dlpack(crate = "crate", remote = "candle_core::DeviceLocation", impl_remote)]
+#[dlpack(crate = "crate", remote = "candle_core::DeviceLocation", __impl_remote)]
 enum DeviceLocationMirror {
     #[dlpack(cpu)]
     Cpu,
@@ -223,7 +223,7 @@ enum DeviceLocationMirror {
 /// that `from_dlpack` must not make behind the caller's back (see the
 /// [module docs](self#devices)).
 #[derive(dlpack_derive::DlpackDevice)]
-#[dlpack(crate = "crate", remote = "candle_core::Device", impl_remote)]
+#[dlpack(crate = "crate", remote = "candle_core::Device", __impl_remote)]
 enum DeviceMirror {
     #[dlpack(cpu)]
     Cpu,

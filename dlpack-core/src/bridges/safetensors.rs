@@ -111,7 +111,7 @@ use crate::{DlpackDataType, Error, ManagedTensor};
     crate = "crate",
     remote = "::safetensors::Dtype",
     non_exhaustive = "error",
-    impl_remote
+    __impl_remote
 )]
 #[allow(non_camel_case_types, clippy::upper_case_acronyms)] // safetensors' own names, which the derive checks against
 enum DtypeMirror {

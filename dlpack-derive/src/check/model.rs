@@ -25,7 +25,8 @@ pub(crate) struct Remote<'a> {
     /// `non_exhaustive = "error"`: a foreign value of a variant the mirror does not list
     /// converts to an error (its span).
     pub non_exhaustive: Option<Span>,
-    /// `impl_remote`: the traits are implemented for the foreign type too.
+    /// `__impl_remote` (hidden, for dlpack-core's bridges): the traits are implemented for the
+    /// foreign type too.
     pub impl_remote: bool,
 }
 

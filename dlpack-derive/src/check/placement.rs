@@ -104,7 +104,7 @@ fn mapping(cx: &Ctxt, span: proc_macro2::Span, what: &str, level: Level) {
         Level::Enum => cx.error(
             span,
             format_args!(
-                "{what} goes on each variant, not on the enum; on the enum only `crate`, `remote`, `non_exhaustive` and `impl_remote` are allowed"
+                "{what} goes on each variant, not on the enum; on the enum only `crate`, `remote` and `non_exhaustive` are allowed"
             ),
         ),
         Level::Field => cx.error(

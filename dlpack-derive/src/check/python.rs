@@ -4,21 +4,23 @@
 //! Everything else the author writes wins over the generated method of the same name.
 
 use crate::parse::ctxt::Ctxt;
-use crate::parse::python::{ClassKind, Written};
+use crate::parse::python::{ClassProtocol, Written};
 
 /// Reports every mistake in the author's names into `cx`.
-pub(crate) fn check(cx: &Ctxt, kind: ClassKind, written: &[Written]) {
+pub(crate) fn check(cx: &Ctxt, protocol: ClassProtocol, written: &[Written]) {
     for method in written {
-        let other_protocol = match (kind, method.name.as_str()) {
-            (ClassKind::DataType | ClassKind::Device, "__dlpack__") => Some("a tensor"),
-            (ClassKind::Device | ClassKind::Tensor, "__dlpack_data_type__") => Some("a data type"),
+        let other_protocol = match (protocol, method.name.as_str()) {
+            (ClassProtocol::DataType | ClassProtocol::Device, "__dlpack__") => Some("a tensor"),
+            (ClassProtocol::Device | ClassProtocol::Tensor, "__dlpack_data_type__") => {
+                Some("a data type")
+            }
             _ => None,
         };
         if let Some(becomes) = other_protocol {
-            let own = match kind {
-                ClassKind::DataType => "`__dlpack_data_type__`",
-                ClassKind::Device => "`__dlpack_device__`",
-                ClassKind::Tensor => "`__dlpack__` and `__dlpack_device__`",
+            let own = match protocol {
+                ClassProtocol::DataType => "`__dlpack_data_type__`",
+                ClassProtocol::Device => "`__dlpack_device__`",
+                ClassProtocol::Tensor => "`__dlpack__` and `__dlpack_device__`",
             };
             cx.error(
                 method.span,
@@ -27,8 +29,8 @@ pub(crate) fn check(cx: &Ctxt, kind: ClassKind, written: &[Written]) {
                      `value_kind` decide a class's kind by its methods); a {} class has {own} \
                      only, which `#[pymethods({})]` writes: remove `{}`",
                     method.name,
-                    kind.noun(),
-                    kind.argument(),
+                    protocol.noun(),
+                    protocol.argument(),
                     method.name,
                 ),
             );
@@ -36,7 +38,7 @@ pub(crate) fn check(cx: &Ctxt, kind: ClassKind, written: &[Written]) {
     }
     // A tensor is compared and hashed as the author decides (by identity, as PyO3's default):
     // nothing is generated for `==` or `hash()`, so there is no half to disagree with.
-    if kind == ClassKind::Tensor {
+    if protocol == ClassProtocol::Tensor {
         return;
     }
     let find = |name: &str| written.iter().find(|m| m.name == name);

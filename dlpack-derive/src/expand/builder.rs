@@ -196,7 +196,7 @@ fn tags(input: &Input, paths: &Paths) -> TokenStream {
     )
 }
 
-/// The two tag impls for `ty`: the input's, or (`impl_remote`) the foreign type's.
+/// The two tag impls for `ty`: the input's, or (`__impl_remote`) the foreign type's.
 pub(super) fn tag_impls(
     paths: &Paths,
     impl_generics: &TokenStream,

@@ -14,7 +14,7 @@ use syn::{ImplItem, ItemImpl, Path};
 
 use crate::check;
 use crate::parse::ctxt::Ctxt;
-use crate::parse::python::{self, ClassKind, Written};
+use crate::parse::python::{self, ClassProtocol, Written};
 
 /// The whole attribute: parse the arguments and the block, check the author's names, expand;
 /// on a mistake, the errors beside the author's block as a plain `#[pymethods]` block, so the
@@ -36,9 +36,9 @@ pub(crate) fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
             Vec::new()
         }
     };
-    check::python::check(&cx, args.kind, &written);
+    check::python::check(&cx, args.protocol, &written);
     match cx.finish() {
-        Ok(()) => expand(item, args.kind, &args.krate, &written),
+        Ok(()) => expand(item, args.protocol, &args.krate, &written),
         Err(err) => {
             let errors = err.to_compile_error();
             let krate = &args.krate;
@@ -54,14 +54,19 @@ pub(crate) fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
 }
 
 /// The expanded block.
-fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]) -> TokenStream {
+fn expand(
+    mut item: ItemImpl,
+    protocol: ClassProtocol,
+    krate: &Path,
+    written: &[Written],
+) -> TokenStream {
     let pyo3 = quote!(#krate::python::pyo3);
     let pyo3_str = format!("{}::python::pyo3", quote!(#krate)).replace(' ', "");
     let g = quote!(#krate::python::__generated);
     let is_written = |name: &str| written.iter().any(|m| m.name == name);
     // An `__eq__` (or `__richcmp__`) of the author's replaces the generated comparison whole.
     let own_comparison = is_written("__eq__") || is_written("__richcmp__");
-    for (name, method) in methods(kind, &pyo3, &g) {
+    for (name, method) in methods(protocol, &pyo3, &g) {
         let comparison = matches!(name, "__eq__" | "__ne__");
         if is_written(name) || (comparison && own_comparison) {
             continue;
@@ -78,18 +83,18 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
         #[pyo3(crate = #pyo3_str)]
         #item
     };
-    let (marker, name_of, value_of) = match kind {
-        ClassKind::DataType => (
+    let (marker, name_of, value_of) = match protocol {
+        ClassProtocol::DataType => (
             quote!(DataTypeClass),
             quote!(data_type_name),
             quote!(data_type_value),
         ),
-        ClassKind::Device => (
+        ClassProtocol::Device => (
             quote!(DeviceClass),
             quote!(device_name),
             quote!(device_value),
         ),
-        ClassKind::Tensor => {
+        ClassProtocol::Tensor => {
             // Spanned on the type, as below: a class without `TensorClass` is one error there.
             let assert = quote_spanned! {self_ty.span()=>
                 #[automatically_derived]
@@ -98,7 +103,7 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
             return quote!(#block #assert);
         }
     };
-    let value_names = value_name_checks(kind, krate, self_ty, written);
+    let value_names = value_name_checks(protocol, krate, self_ty, written);
     // Spanned on the type, so that a type that derives neither trait is reported there, once:
     // the generated methods need only this impl, which exists even when its supertraits fail.
     let assert = quote_spanned! {self_ty.span()=>
@@ -124,18 +129,18 @@ fn expand(mut item: ItemImpl, kind: ClassKind, krate: &Path, written: &[Written]
     }
 }
 
-/// Every generated method of a class of `kind`, with its Python name.
+/// Every generated method of a class of `protocol`, with its Python name.
 fn methods(
-    kind: ClassKind,
+    protocol: ClassProtocol,
     pyo3: &TokenStream,
     g: &TokenStream,
 ) -> Vec<(&'static str, TokenStream)> {
     let any = quote!(#pyo3::Bound<'py, #pyo3::PyAny>);
     let result = quote!(#pyo3::PyResult);
     let string = quote!(::std::string::String);
-    let (new, protocol, repr, str_, key, name) = match kind {
-        ClassKind::Tensor => return tensor_methods(pyo3, g),
-        ClassKind::DataType => (
+    let (new, protocol_method, repr, str_, key, name) = match protocol {
+        ClassProtocol::Tensor => return tensor_methods(pyo3, g),
+        ClassProtocol::DataType => (
             quote!(new_data_type),
             quote! {
                 /// `(code, bits, lanes)`: the DLPack data type, as plain ints.
@@ -148,7 +153,7 @@ fn methods(
             quote!(data_type_key),
             quote!(data_type_name),
         ),
-        ClassKind::Device => (
+        ClassProtocol::Device => (
             quote!(new_device),
             quote! {
                 /// `(device_type, device_id)`: the DLPack device, as plain ints.
@@ -162,7 +167,7 @@ fn methods(
             quote!(device_name),
         ),
     };
-    let what = kind.noun();
+    let what = protocol.noun();
     let mut methods = vec![
         (
             "__new__",
@@ -175,11 +180,11 @@ fn methods(
             },
         ),
         (
-            match kind {
-                ClassKind::DataType => "__dlpack_data_type__",
-                ClassKind::Device | ClassKind::Tensor => "__dlpack_device__",
+            match protocol {
+                ClassProtocol::DataType => "__dlpack_data_type__",
+                ClassProtocol::Device | ClassProtocol::Tensor => "__dlpack_device__",
             },
-            protocol,
+            protocol_method,
         ),
         (
             "__repr__",
@@ -252,9 +257,9 @@ fn methods(
             },
         ),
     ];
-    match kind {
-        ClassKind::Tensor => {}
-        ClassKind::DataType => methods.push((
+    match protocol {
+        ClassProtocol::Tensor => {}
+        ClassProtocol::DataType => methods.push((
             "dtype",
             quote! {
                 /// The NumPy dtype (NumPy's `dtype`-attribute protocol, which JAX reads too).
@@ -264,7 +269,7 @@ fn methods(
                 }
             },
         )),
-        ClassKind::Device => {
+        ClassProtocol::Device => {
             methods.push((
                 "type",
                 quote! {
@@ -333,7 +338,7 @@ fn tensor_methods(pyo3: &TokenStream, g: &TokenStream) -> Vec<(&'static str, Tok
 ///
 /// [`add_values`]: https://docs.rs/dlpack-core/latest/dlpack_core/python/fn.add_values.html
 fn value_name_checks(
-    kind: ClassKind,
+    protocol: ClassProtocol,
     krate: &Path,
     self_ty: &syn::Type,
     written: &[Written],
@@ -344,8 +349,8 @@ fn value_name_checks(
     for method in written {
         let name = method.name.as_str();
         let mut canonical = String::new();
-        let (holds, what) = match kind {
-            ClassKind::DataType => {
+        let (holds, what) = match protocol {
+            ClassProtocol::DataType => {
                 let Ok(p) = dlpack_grammar::parse_data_type(name) else {
                     continue;
                 };
@@ -359,7 +364,7 @@ fn value_name_checks(
                     "data type",
                 )
             }
-            ClassKind::Device => {
+            ClassProtocol::Device => {
                 let Ok(p) = dlpack_grammar::parse_device(name) else {
                     continue;
                 };
@@ -372,7 +377,7 @@ fn value_name_checks(
                     "device",
                 )
             }
-            ClassKind::Tensor => return checks,
+            ClassProtocol::Tensor => return checks,
         };
         // An alias (`half`) or a name with an id (`cuda:1`) is no value's name.
         if canonical != name {

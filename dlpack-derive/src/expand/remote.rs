@@ -13,9 +13,10 @@
 //! A `#[non_exhaustive]` foreign enum cannot be matched without a wildcard outside its crate,
 //! so without a decision the second match fails ("`_` not covered"); `non_exhaustive =
 //! "error"` adds the wildcard, and the conversion becomes `TryFrom`, whose error names both
-//! types. With `impl_remote` the foreign type gets the trait and the `from_dlpack` tags too,
-//! through the mirror: only a crate that may implement them (dlpack-core's bridges, or the
-//! foreign crate itself) can use that.
+//! types. With the hidden `__impl_remote` the foreign type gets the trait and the
+//! `from_dlpack` tags too, through the mirror: only a crate that may implement them
+//! (dlpack-core's bridges, or the foreign crate itself) can use that, so no user
+//! documentation names it (see `Sym::is_hidden`).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -218,7 +219,7 @@ fn unknown(paths: &Paths, foreign: &syn::Path, mirror: &Ident) -> TokenStream {
     ))
 }
 
-/// `impl_remote`: the trait for the foreign type, through the mirror, and its tags.
+/// `__impl_remote`: the trait for the foreign type, through the mirror, and its tags.
 fn impl_remote(paths: &Paths, remote: &Remote, mirror: &Ident) -> TokenStream {
     let foreign = remote.path;
     let (trait_, value, set, error) = (&paths.trait_, &paths.value, &paths.set, &paths.error);

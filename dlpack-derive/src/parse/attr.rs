@@ -16,6 +16,7 @@ use syn::{Attribute, Ident, LitInt, LitStr, Meta, Path, Token, Type};
 use super::ctxt::Ctxt;
 use super::kind::Kind;
 use super::names::{self, Target};
+use super::path::{crate_path, type_path};
 use super::symbol::{Form, Sym};
 
 /// One option as written: its key, where the key is, and its value.
@@ -277,42 +278,6 @@ fn device_name(
         }
     }
     Ok(())
-}
-
-/// `crate = "path"` or `crate = path`.
-fn crate_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
-    let value = meta.value()?;
-    if !value.peek(LitStr) {
-        return value.call(Path::parse_mod_style);
-    }
-    let lit: LitStr = value.parse()?;
-    lit.parse::<Path>().map_err(|_| {
-        syn::Error::new(
-            lit.span(),
-            format_args!(
-                "`{}` is not a path; write the path of dlpack-core as re-exported, as in `crate = \"my_framework::dlpack\"`",
-                lit.value()
-            ),
-        )
-    })
-}
-
-/// `remote = "path::Type"` or `remote = path::Type`: the type a mirror mirrors.
-fn type_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
-    let value = meta.value()?;
-    if !value.peek(LitStr) {
-        return value.parse();
-    }
-    let lit: LitStr = value.parse()?;
-    lit.parse::<Path>().map_err(|_| {
-        syn::Error::new(
-            lit.span(),
-            format_args!(
-                "`{}` is not a path; write the path of the type this one mirrors, as in `remote = \"candle_core::DType\"`",
-                lit.value()
-            ),
-        )
-    })
 }
 
 /// `non_exhaustive = "error"`: what a mirror does with a variant its foreign enum gains.

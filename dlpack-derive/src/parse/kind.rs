@@ -32,6 +32,14 @@ impl Kind {
         }
     }
 
+    /// The export method: `dlpack_data_type`.
+    pub(crate) fn export_name(self) -> &'static str {
+        match self {
+            Kind::DataType => "dlpack_data_type",
+            Kind::Device => "dlpack_device",
+        }
+    }
+
     /// What the value is called in messages.
     pub(crate) fn noun(self) -> &'static str {
         match self {
@@ -66,11 +74,10 @@ impl Kind {
 
     /// The paths generated code names, under dlpack-core's path `krate`.
     pub(crate) fn paths(self, krate: &Path) -> Paths {
-        let (set, param, export, import, to_const, from_unit) = match self {
+        let (set, param, import, to_const, from_unit) = match self {
             Kind::DataType => (
                 "DataTypeSet",
                 "data_type",
-                "dlpack_data_type",
                 "from_dlpack_data_type",
                 "to_dlpack_data_type",
                 "unit_from_dlpack_data_type",
@@ -78,7 +85,6 @@ impl Kind {
             Kind::Device => (
                 "DeviceSet",
                 "device",
-                "dlpack_device",
                 "from_dlpack_device",
                 "to_dlpack_device",
                 "unit_from_dlpack_device",
@@ -97,7 +103,7 @@ impl Kind {
             set: quote!(#krate::set::#set),
             error: quote!(#krate::Error),
             param: ident(param),
-            export: ident(export),
+            export: ident(self.export_name()),
             import: ident(import),
             to_const: ident(to_const),
             from_unit: ident(from_unit),

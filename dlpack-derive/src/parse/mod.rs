@@ -8,6 +8,8 @@
 //!   names).
 //! - [`python`]: the arguments of `#[pymethods(…)]` and the Python names of the author's
 //!   methods.
+//! - [`path`]: a path written as a string or bare (`crate = "…"`, `remote = "…"`), for both
+//!   `#[dlpack(...)]` and `#[pymethods(…)]`.
 //! - [`ctxt`]: the error collector every stage reports into.
 //!
 //! ```text
@@ -17,6 +19,7 @@
 //! names
 //! symbol
 //! ctxt kind python
+//! path
 //! ```
 
 pub(crate) mod ast;
@@ -24,5 +27,6 @@ pub(crate) mod attr;
 pub(crate) mod ctxt;
 pub(crate) mod kind;
 pub(crate) mod names;
+pub(crate) mod path;
 pub(crate) mod python;
 pub(crate) mod symbol;

@@ -63,6 +63,14 @@ pub(crate) fn device_string(text: &str) -> String {
 
 /// The error for a key that is no option of this derive.
 pub(crate) fn unknown_option(kind: Kind, key: &str) -> String {
+    if key == "impl_remote" {
+        // The hidden `__impl_remote`'s old public name: say what a user does instead.
+        return format!(
+            "unknown option `impl_remote`: this crate cannot implement `{}` for another crate's type (the orphan rule, E0117); convert through the mirror instead: `from_dlpack::<Mirror>(&value)?.into()` imports the foreign type, `Mirror::from(&theirs).{}()` exports it",
+            kind.trait_name(),
+            kind.export_name()
+        );
+    }
     if let Some(sym) = Sym::from_name(key).filter(|s| s.kind() == Some(kind.other())) {
         return format!(
             "`{sym}` describes a {}; `#[derive({})]` maps {}s, as in `{}`",

@@ -2,18 +2,20 @@
 //! Python name of every method the author wrote in the block, as PyO3 names them.
 
 use proc_macro2::Span;
-use syn::meta::ParseNestedMeta;
 use syn::{Attribute, ImplItem, ImplItemFn, ItemImpl, LitStr, Path};
 
-/// Which protocol class the attribute completes.
+use super::path::crate_path;
+
+/// Which of DLPack's three Python protocols (data types, devices, tensors) the class that
+/// `#[pymethods(…)]` completes speaks: the attribute's `data_type`, `device` or `tensor`.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ClassKind {
+pub(crate) enum ClassProtocol {
     DataType,
     Device,
     Tensor,
 }
 
-impl ClassKind {
+impl ClassProtocol {
     /// The argument that names it, as the author writes it.
     pub(crate) fn argument(self) -> &'static str {
         match self {
@@ -23,7 +25,7 @@ impl ClassKind {
         }
     }
 
-    /// `data type` or `device`, for messages.
+    /// `data type`, `device` or `tensor`, for messages.
     pub(crate) fn noun(self) -> &'static str {
         match self {
             Self::DataType => "data type",
@@ -33,9 +35,9 @@ impl ClassKind {
     }
 }
 
-/// The attribute's arguments: the class kind, and where dlpack-core is.
+/// The attribute's arguments: the class's protocol, and where dlpack-core is.
 pub(crate) struct Args {
-    pub(crate) kind: ClassKind,
+    pub(crate) protocol: ClassProtocol,
     pub(crate) krate: Path,
 }
 
@@ -49,20 +51,20 @@ pub(crate) struct Written {
 
 /// Parses `data_type`, `device` or `tensor`, and an optional `crate = "path"`.
 pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
-    let mut kind = None;
+    let mut protocol = None;
     let mut krate = None;
     let parser = syn::meta::parser(|meta| {
         let found = if meta.path.is_ident("data_type") {
-            Some(ClassKind::DataType)
+            Some(ClassProtocol::DataType)
         } else if meta.path.is_ident("device") {
-            Some(ClassKind::Device)
+            Some(ClassProtocol::Device)
         } else if meta.path.is_ident("tensor") {
-            Some(ClassKind::Tensor)
+            Some(ClassProtocol::Tensor)
         } else {
             None
         };
         if let Some(found) = found {
-            if kind.replace(found).is_some() {
+            if protocol.replace(found).is_some() {
                 return Err(meta
                     .error("one kind per class: write one of `data_type`, `device` and `tensor`"));
             }
@@ -82,7 +84,7 @@ pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
         ))
     });
     syn::parse::Parser::parse2(parser, args)?;
-    let Some(kind) = kind else {
+    let Some(protocol) = protocol else {
         return Err(syn::Error::new(
             Span::call_site(),
             "say which class this is: `#[pymethods(data_type)]` for a data type class, \
@@ -91,25 +93,7 @@ pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
         ));
     };
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::dlpack_core));
-    Ok(Args { kind, krate })
-}
-
-/// `crate = "path"` (PyO3's `crate` takes a string too), or `crate = path`.
-fn crate_path(meta: &ParseNestedMeta) -> syn::Result<Path> {
-    let value = meta.value()?;
-    if !value.peek(LitStr) {
-        return value.call(Path::parse_mod_style);
-    }
-    let lit: LitStr = value.parse()?;
-    lit.parse::<Path>().map_err(|_| {
-        syn::Error::new(
-            lit.span(),
-            format_args!(
-                "`{}` is not a path; write the path of dlpack-core as re-exported, as in `crate = \"my_framework::dlpack\"`",
-                lit.value()
-            ),
-        )
-    })
+    Ok(Args { protocol, krate })
 }
 
 /// The Python names of the methods, constants and class attributes the author wrote, as PyO3

@@ -23,6 +23,7 @@ pub(crate) enum Sym {
     Delegate,
     Remote,
     NonExhaustive,
+    /// `__impl_remote`: hidden, for dlpack-core's bridges (see [`Sym::is_hidden`]).
     ImplRemote,
 }
 
@@ -84,12 +85,22 @@ impl Sym {
         Sym::ImplRemote,
     ];
 
-    /// The options `kind`'s derive takes, in the order messages list them. Which derive a key
-    /// belongs to is written once, in [`Sym::kind`].
+    /// The options `kind`'s derive takes, in the order messages list them, hidden ones left
+    /// out: no message lists or suggests them. Which derive a key belongs to is written once,
+    /// in [`Sym::kind`].
     pub(crate) fn keys(kind: Kind) -> impl Iterator<Item = Sym> {
         Sym::ALL
             .into_iter()
-            .filter(move |s| s.kind().is_none_or(|k| k == kind))
+            .filter(move |s| !s.is_hidden() && s.kind().is_none_or(|k| k == kind))
+    }
+
+    /// A key the derive reads but no user documentation or message names: `__impl_remote`,
+    /// which implements dlpack-core's traits for a mirror's foreign type. The orphan rule
+    /// lets only dlpack-core (its bridges) and the foreign type's own crate write that impl;
+    /// in any other crate it is E0117, so it is not offered to users (see
+    /// `names::unknown_option` for what `impl_remote` says instead).
+    pub(crate) fn is_hidden(self) -> bool {
+        self == Sym::ImplRemote
     }
 
     /// The key as written.
@@ -110,7 +121,7 @@ impl Sym {
             Sym::Delegate => "delegate",
             Sym::Remote => "remote",
             Sym::NonExhaustive => "non_exhaustive",
-            Sym::ImplRemote => "impl_remote",
+            Sym::ImplRemote => "__impl_remote",
         }
     }
 

@@ -32,10 +32,10 @@ mod their_crate {
     }
 }
 
-/// A `remote` mirror whose conversions and `impl_remote` impls name dlpack-core only through
-/// `crate = "dlpack"` (`impl_remote` is allowed: the foreign type is this crate's).
+/// A `remote` mirror whose conversions and `__impl_remote` impls name dlpack-core only through
+/// `crate = "dlpack"` (`__impl_remote` is allowed: the foreign type is this crate's).
 #[derive(Debug, PartialEq, DlpackDataType)]
-#[dlpack(crate = "dlpack", remote = "their_crate::Precision", impl_remote)]
+#[dlpack(crate = "dlpack", remote = "their_crate::Precision", __impl_remote)]
 enum Precision {
     #[dlpack("float16")]
     Half,
