@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The side-by-side benchmark report (issue 8): runs the criterion comparisons of
+# The side-by-side benchmark report: runs the criterion comparisons of
 # benches/ (derived conversions vs a hand-written match and dlpark; tensor export and import vs
 # dlpark 0.10) and the Python timeit script (which also times `#[pymethods]`'s generated
 # `__dlpack_data_type__`/`__dlpack_device__` against hand-written ones, target <= 1.05x), and

@@ -12,7 +12,7 @@
   against `dlpack_demo.dlpack.DataType("float16").__dlpack_data_type__()` (dlpack-core's own
   class, whose method is hand-written: `self.0.into()`), and the same for
   `__dlpack_device__` on `dlpack_demo.Device("cuda:1")` and `dlpack_demo.dlpack.Device`.
-- The import path and DLPack 1.3's C exchange API (issue 15), each against TVM FFI doing the
+- The import path and DLPack 1.3's C exchange API, each against TVM FFI doing the
   same thing in the same process, target <= 1.0x: `dlpack_demo.from_dlpack(x)` against
   `tvm_ffi.from_dlpack(x)` for x a NumPy array (`__dlpack__` on both sides), a PaddlePaddle
   tensor (Paddle's table on both sides) and a TVM FFI tensor; `testing.echo(our tensor)`

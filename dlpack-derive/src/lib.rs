@@ -40,20 +40,6 @@
 //! input still gets its impls (with bodies that never run), so a mistake does not cascade into
 //! "trait not implemented" errors wherever the type is used.
 //!
-//! # Source layout
-//!
-//! For contributors: three stages, `parse/` → `check/` → `expand/`, each described in its
-//! module docs, and golden tests that pin the expansion (`src/golden.rs`, `golden/`). A
-//! module uses only those on lines below its own:
-//!
-//! ```text
-//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! golden
-//! expand
-//! check
-//! parse
-//! ```
-//!
 //! # Decisions
 //!
 //! - **No silent `Default`.** A field that import cannot set from the DLPack value (neither

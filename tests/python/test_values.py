@@ -1,5 +1,5 @@
 """Dtypes and devices as values (pickle, copy, `__module__`), what from_dlpack dispatches on,
-the dtypes every peer exports, and the two bugs of issue 17: complex fills and producers that
+the dtypes every peer exports, and two bugs once found here: complex fills and producers that
 refuse `copy=True`."""
 
 import copy

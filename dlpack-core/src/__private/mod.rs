@@ -156,7 +156,7 @@ pub fn unknown_remote_variant<F: ?Sized>(mirror: &'static str) -> Error {
     ))
 }
 
-/// An error of a `remote` mirror `M`, as the foreign type gives it through `impl_remote`: the
+/// An error of a `remote` mirror `M`, as the foreign type gives it through `__impl_remote`: the
 /// type named in it is `foreign`, the foreign type as `remote = "…"` names it (its public path,
 /// where `type_name` would give its defining module's), not the mirror the caller never sees:
 /// `from_dlpack::<candle_core::DType>` says "candle_core::DType has no DLPack data type for

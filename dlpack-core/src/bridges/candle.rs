@@ -77,8 +77,9 @@
 //! candle without its `cuda` and `metal` features, which stay yours to turn on.)
 //!
 //! Both tables are written with the derive's `remote` mode: private mirrors of `DType`,
-//! `DeviceLocation` and `Device`, checked against candle's types at compile time, with
-//! `impl_remote`, so that candle's own types implement the traits and take part in
+//! `DeviceLocation` and `Device`, checked against candle's types at compile time, whose impls
+//! reach candle's own types (this crate may implement its traits for them), so that they
+//! implement the traits and take part in
 //! [`from_dlpack`](crate::from_dlpack) and [`assert_convertible!`](crate::assert_convertible).
 //! `DType` is `#[non_exhaustive]`: a variant a later candle adds is an error on export, naming
 //! the type, until the mirror lists it.
@@ -153,7 +154,7 @@ use crate::{DataType, Device, DlpackDataType, Error, ManagedTensor};
 
 // ---- candle_core::{DType, DeviceLocation, Device} <-> DLPack: the mirrors. ----
 // Written with the `remote` derive, as a user writes a mirror of a type they do not own:
-// `impl_remote` gives candle's types the traits (dlpack-core may implement its own traits for
+// `__impl_remote` gives candle's types the traits (dlpack-core may implement its own traits for
 // them) and the tags `from_dlpack` dispatches on. The derive proves each mirror matches: a
 // variant candle renames, removes or adds (to an exhaustive enum) is a compile error here.
 

@@ -99,7 +99,7 @@ use super::SharedBytes;
 use crate::{DlpackDataType, Error, ManagedTensor};
 
 // ---- safetensors::Dtype <-> DataType: the mirror. ----
-// Written with the `remote` derive (see `bridges::candle`): `impl_remote` gives `Dtype` the
+// Written with the `remote` derive (see `bridges::candle`): `__impl_remote` gives `Dtype` the
 // trait and the tags `from_dlpack` dispatches on, and the derive proves the mirror matches.
 
 /// The mirror of `safetensors::Dtype`: the table in the [module docs](self#the-data-type-mapping),

@@ -12,7 +12,7 @@
 //! - tensors get theirs from blanket impls over `ToDlpackTensor` and `FromDlpackTensor`, so
 //!   implementing those traits is enough;
 //! - data types and devices get theirs from `#[derive(DlpackDataType)]` and
-//!   `#[derive(DlpackDevice)]` (for a `remote` mirror with `impl_remote`, the foreign type
+//!   `#[derive(DlpackDevice)]` (for a `remote` mirror with the hidden `__impl_remote`, the foreign type
 //!   too), from [`impl_from_dlpack!`](crate::impl_from_dlpack) beside a hand-written impl,
 //!   and [`DataType`] and [`Device`] from the impls below.
 //!
