@@ -69,6 +69,18 @@
 //!
 //! # Features
 //!
+//! - `std` (default): the standard library, which `pyo3`, `cuda`, `candle` and `dlpack-sys`
+//!   need (they turn it on), with `std` support in `half`, `num-complex` and `ndarray`.
+//! - `alloc`: the crate without std. A framework's dtype crate that builds without std
+//!   (burn-std, cubecl's environment crate) depends on
+//!   `dlpack-core = { version = "0.1", default-features = false, features = ["alloc", "derive"] }`
+//!   and has the derives and all they generate (conversions both ways, `from_dlpack`,
+//!   [`assert_convertible!`], `remote` mirrors), [`DataType`] and [`Device`] with their names,
+//!   the traits, [`Error`] (a [`core::error::Error`]), [`Element`], [`ffi`] and tensors
+//!   ([`ManagedTensor`] export and import, views, the host copy); `half`, `num-complex`,
+//!   `ndarray` and `safetensors` work there too. Nothing behaves or costs otherwise with `std`.
+//!   The derives' code names `::core` and this crate only, so such a crate needs no
+//!   `extern crate alloc` of its own.
 //! - `derive` (default): `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`.
 //! - `half`, `num-complex`: [`Element`] for `half::{f16, bf16}` and `num_complex::Complex`.
 //! - `dlpack-sys`: conversions to and from the `dlpack-sys` types (needs libclang to build).
@@ -82,7 +94,22 @@
 //!   (candle-core 0.11 needs Rust 1.94, though it declares 1.80).
 //! - `safetensors`: `bridges::safetensors`: a `.safetensors` file's tensors as read-only DLPack
 //!   tensors over a buffer you own, and `safetensors::Dtype` as a DLPack value.
+#![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+
+extern crate alloc;
+#[cfg(all(feature = "std", not(test)))]
+extern crate std;
+// Unit tests run on a host with std, whatever the features: its macros (`vec!`, `format!`)
+// and, where a test module asks, its prelude.
+#[cfg(test)]
+#[macro_use]
+extern crate std;
+#[cfg(not(feature = "alloc"))]
+compile_error!(
+    "dlpack-core needs feature `alloc` (or `std`, its default, which includes it): without std, \
+     depend on it with `default-features = false, features = [\"alloc\", \"derive\"]`"
+);
 
 #[cfg(any(feature = "candle", feature = "safetensors"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "candle", feature = "safetensors"))))]
@@ -115,7 +142,7 @@ pub use tensor::{LegacyManagedTensor, ManagedTensor, TensorView, TensorViewMut};
 /// variants, for code that reacts to the kind of mistake rather than to the message.
 ///
 /// Each reason is `#[non_exhaustive]` (a later DLPack version may add one, so a `match` needs a
-/// `_` arm) and implements [`std::error::Error`]. [`Error`]'s message already includes its
+/// `_` arm) and implements [`core::error::Error`] (`std::error::Error`). [`Error`]'s message already includes its
 /// reason's, so `Error::source` does not return it again.
 ///
 /// ```

@@ -67,6 +67,7 @@ pub const fn device_with_produces<A: ?Sized, D: DlpackDevice>(_: fn(&A) -> D) ->
 mod tests {
     use super::*;
     use crate::DataType;
+    use std::prelude::rust_2024::*;
 
     fn location(ordinal: &u32) -> Device {
         Device::cuda(i32::try_from(*ordinal).unwrap_or(i32::MAX))

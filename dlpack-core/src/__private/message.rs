@@ -225,6 +225,7 @@ impl Buf {
 mod tests {
     use super::*;
     use crate::ffi::DLDeviceType;
+    use std::prelude::rust_2024::*;
 
     /// The message `assert_convertible` fails with (the same `const fn`, called at run time).
     fn message(report: Report) -> String {

@@ -41,8 +41,9 @@ pub(crate) use bytes::SharedBytes;
 /// exports for each tensor of a file it has parsed.
 #[cfg(feature = "safetensors")]
 mod bytes {
+    use alloc::sync::Arc;
+    use alloc::vec::Vec;
     use core::ffi::c_void;
-    use std::sync::Arc;
 
     use crate::tensor::{Flags, TensorOwner, TensorParts, ToDlpackTensor};
     use crate::{DataType, Device, Error, ManagedTensor};

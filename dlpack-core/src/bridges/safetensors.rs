@@ -90,7 +90,8 @@
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 
-use std::sync::Arc;
+use alloc::sync::Arc;
+use alloc::{borrow::ToOwned, string::String, vec::Vec};
 
 use ::safetensors::SafeTensors;
 use ::safetensors::tensor::Metadata;

@@ -246,6 +246,7 @@ impl From<(u8, u8, u16)> for DataType {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::prelude::rust_2024::*;
 
     #[test]
     fn every_named_type_has_a_constant() {

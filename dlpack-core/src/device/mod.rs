@@ -235,6 +235,7 @@ impl From<(i32, i32)> for Device {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+    use std::prelude::rust_2024::*;
 
     #[test]
     fn equality_ignores_ids_only_where_they_mean_nothing() {

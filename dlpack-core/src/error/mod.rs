@@ -4,6 +4,7 @@
 //! return them, because every layer above returns [`Error`]; `tensor` and `cuda` re-export
 //! them under their public paths.
 
+use alloc::{boxed::Box, string::ToString};
 use core::fmt;
 
 use dlpack_grammar::{DataTypeNameError, DeviceNameError, InvalidDataType, InvalidDevice};
@@ -225,7 +226,7 @@ impl fmt::Display for Error {
 /// assert!(parse("bool16").is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-impl std::error::Error for Error {}
+impl core::error::Error for Error {}
 
 /// [`Error::Tensor`], so that `?` carries a tensor error into this crate's [`Error`].
 ///

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::ffi::{DLDataTypeCode, DLDeviceType};
+use alloc::{vec, vec::Vec};
 
 /// One error of every variant, each with the exact message it must print. The `match` is
 /// exhaustive (inside this crate `#[non_exhaustive]` does not apply), so a new variant

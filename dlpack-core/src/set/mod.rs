@@ -496,6 +496,7 @@ impl fmt::Debug for Set<DeviceRange> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::prelude::rust_2024::*;
 
     fn cuda(min_id: i32, max_id: i32) -> DeviceRange {
         DeviceRange {

@@ -1,7 +1,8 @@
 //! The tensor side of [`from_dlpack`](crate::from_dlpack): [`ToDlpackTensor`] (a source, by
 //! reference) and [`FromDlpackTensor`] (a target), and the views a borrowed source lends.
 
-use std::sync::Arc;
+use alloc::sync::Arc;
+use alloc::{boxed::Box, vec::Vec};
 
 use crate::DataType;
 use crate::Device;

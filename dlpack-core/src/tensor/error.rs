@@ -1,5 +1,6 @@
 //! [`TensorError`]: why a tensor was refused, naming the field and the value.
 
+use alloc::boxed::Box;
 use core::fmt;
 
 use dlpack_grammar::InvalidDataType;
@@ -472,4 +473,4 @@ impl fmt::Display for TensorError {
 /// assert!(err.source().is_none());
 /// assert!(err.to_string().contains("READ_ONLY"));
 /// ```
-impl std::error::Error for TensorError {}
+impl core::error::Error for TensorError {}

@@ -273,6 +273,7 @@ impl fmt::Display for Flags {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::prelude::rust_2024::*;
 
     #[test]
     fn bits_match_the_header() {

@@ -1,9 +1,10 @@
 //! [`ManagedTensor`]: an owned DLPack tensor of either ABI ([`Abi`]), and what only the versioned
 //! one does. [`legacy`](super::legacy) holds what only the legacy one does.
 
+use alloc::sync::Arc;
+use alloc::{boxed::Box, vec::Vec};
 use core::fmt;
 use core::ptr::NonNull;
-use std::sync::Arc;
 
 use super::export::allocation;
 use super::export::describe::{ByOwner, Describe, Reexport, Shaped};

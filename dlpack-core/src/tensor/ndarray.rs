@@ -22,6 +22,7 @@
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 
+use alloc::vec::Vec;
 use ndarray::{
     ArcArray, Array, ArrayBase, ArrayD, ArrayView, ArrayViewD, ArrayViewMutD, Axis, Data,
     Dimension, IxDyn, ShapeBuilder,

@@ -25,10 +25,10 @@
 //! importer would, and assert that it passes; `tests/prop_export.rs` holds every description
 //! to the importer's rules.
 
+use alloc::alloc::{self as heap, Layout};
 use core::ffi::c_void;
 use core::mem::MaybeUninit;
 use core::ptr::{self, NonNull};
-use std::alloc::{self, Layout};
 
 use super::describe::Describe;
 use super::dims::Dims64;
@@ -66,7 +66,7 @@ impl<M, O> Drop for Pending<M, O> {
         // the memory came from `alloc` with this layout.
         unsafe {
             ptr::drop_in_place(&raw mut (*self.header).owner);
-            alloc::dealloc(self.header.cast(), self.layout);
+            heap::dealloc(self.header.cast(), self.layout);
         }
     }
 }
@@ -83,7 +83,7 @@ unsafe extern "C" fn delete<M: Abi, O>(managed: *mut M) {
     unsafe {
         let layout = (*header).layout;
         ptr::drop_in_place(&raw mut (*header).owner);
-        alloc::dealloc(header.cast(), layout);
+        heap::dealloc(header.cast(), layout);
     }
 }
 
@@ -96,9 +96,9 @@ pub(crate) fn export<M: Abi, O: Send + 'static, D: Describe<O>>(
     let ndim = how.describe(&mut owner).rank()?;
     let (layout, dims_offset) = header_layout::<M, O>(ndim);
     // SAFETY: the layout has a non-zero size: it holds an `M`.
-    let base = unsafe { alloc::alloc(layout) };
+    let base = unsafe { heap::alloc(layout) };
     if base.is_null() {
-        alloc::handle_alloc_error(layout);
+        heap::handle_alloc_error(layout);
     }
     let header = base.cast::<Header<M, O>>();
     // SAFETY: fresh memory, aligned for the header; each field is written in place once.

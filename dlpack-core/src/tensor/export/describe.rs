@@ -9,9 +9,10 @@
 //! overrides them, since its shape, checked against the length of a Rust buffer of an
 //! [`Element`] type in the same pass that writes it, leaves nothing else to check.
 
+use alloc::sync::Arc;
+use alloc::vec::Vec;
 use core::mem::MaybeUninit;
 use core::ptr;
-use std::sync::Arc;
 
 use super::dims::{self, Dims64};
 use super::{owner::TensorOwner, parts::TensorParts};

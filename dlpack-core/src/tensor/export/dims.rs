@@ -7,6 +7,7 @@ use crate::tensor::Flags;
 use crate::tensor::TensorError;
 use crate::tensor::import::validate;
 use crate::tensor::limits::MAX_NDIM;
+use alloc::{vec, vec::Vec};
 
 /// Dimensions as an owner stores them: `i64` (DLPack), `usize` (Rust shapes) or `isize`
 /// (`ndarray` strides). Exports convert them to `int64_t`, refusing values that do not fit.

@@ -3,6 +3,7 @@
 //! many times. The two live together because each names the other in its public signature
 //! ([`CheckedLayout::new`] takes parts, [`TensorParts::from_layout`] a layout).
 
+use alloc::{boxed::Box, vec};
 use core::ffi::c_void;
 
 use super::dims::{self, Checked, Dims, Dims64, check_written};

@@ -14,7 +14,8 @@
 //!   DLPack, computed here in `u128`, report the first error in the order of the general path,
 //!   and export compact row-major strides.
 
-use std::sync::Arc;
+use alloc::sync::Arc;
+use alloc::{format, vec, vec::Vec};
 
 use proptest::prelude::*;
 

@@ -147,6 +147,7 @@ unsafe fn row_any(first: *const u8, step: isize, run: usize, row: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::prelude::rust_2024::*;
 
     /// The flag rule: padded stays with sub-byte types only; nothing else of the source stays.
     #[test]

@@ -1,5 +1,6 @@
 //! Element iteration over strided tensors, in row-major index order.
 
+use alloc::{vec, vec::Vec};
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
 
@@ -264,6 +265,7 @@ impl<T> core::fmt::Debug for IterMut<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::Offsets;
+    use std::prelude::rust_2024::*;
 
     #[test]
     fn offsets_walk_row_major() {

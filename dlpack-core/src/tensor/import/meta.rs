@@ -1,9 +1,10 @@
 //! [`TensorMeta`]: a validated tensor's metadata, which both views hold and dereference to.
 
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
 use core::ffi::c_void;
 use core::fmt;
 use core::ops::Range;
-use std::borrow::Cow;
 
 use super::compact;
 use super::host::{Walk, check_align, check_bools};

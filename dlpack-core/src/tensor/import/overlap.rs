@@ -31,6 +31,7 @@
 //! count, so the enumeration takes at most `4096^log₂3 < 2^20` steps.
 
 use crate::tensor::limits::SEARCH_BOUND;
+use alloc::{vec, vec::Vec};
 
 /// What [`decide`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,7 +21,8 @@
 //! are checked only when host memory is about to be read: a view of a CUDA tensor can be made,
 //! for its shape and dtype, but not read.
 
-use std::borrow::Cow;
+use alloc::borrow::Cow;
+use alloc::{vec, vec::Vec};
 
 use crate::DataType;
 use crate::ffi::{DLPackVersion, DLTensor};

@@ -1,6 +1,7 @@
 //! [`TensorView`]: validated, borrowed read access to a tensor's elements, for host-readable
 //! devices.
 
+use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Deref;
