@@ -18,13 +18,23 @@ fn check(kind: Kind, input: TokenStream, expected: ExpectFile) {
     let derive_input: syn::DeriveInput = syn::parse2(input).expect("the input is a derive input");
     let output = crate::expand::derive(&derive_input, kind);
     let expanded: syn::File = syn::parse2(output).expect("the expansion parses as items");
+    let code = prettyplease::unparse(&expanded);
+    // What a `no_std` crate can compile: `::core` and dlpack-core's paths, never `::std` or
+    // `::alloc` (which the user's crate may not link).
+    for root in ["::std::", "::alloc::", "std::", "alloc::"] {
+        assert!(
+            !code.contains(root),
+            "the expansion names `{root}`, which a no_std crate without `extern crate alloc` \
+             cannot compile:\n{code}"
+        );
+    }
     let text = format!(
         "// Input:\n{}\n// Expansion:\n{}",
         prettyplease::unparse(&source)
             .lines()
             .map(|l| format!("// {l}\n"))
             .collect::<String>(),
-        prettyplease::unparse(&expanded)
+        code
     );
     expected.assert_eq(&text);
 }
