@@ -79,13 +79,18 @@ mod dlpack_demo {
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let device = device.map(|d| d.0);
-        dlpack_core::python::from_dlpack::<DType, PyDevice, _>(obj, device, copy, |obj, device, copy| {
-            #[cfg(feature = "cuda")]
-            let imported = super::tensor::import_on_stream(obj, device, copy)?;
-            #[cfg(not(feature = "cuda"))]
-            let imported = dlpack_core::python::import_tensor(obj, device, copy)?;
-            Tensor::import(imported)
-        })
+        dlpack_core::python::from_dlpack::<DType, PyDevice, _>(
+            obj,
+            device,
+            copy,
+            |obj, device, copy| {
+                #[cfg(feature = "cuda")]
+                let imported = super::tensor::import_on_stream(obj, device, copy)?;
+                #[cfg(not(feature = "cuda"))]
+                let imported = dlpack_core::python::import_tensor(obj, device, copy)?;
+                Tensor::import(imported)
+            },
+        )
     }
 
     /// The dtype of any dtype object (`paddle.float16`, `tvm_ffi.dtype("int8")`, a

@@ -7,7 +7,9 @@ use dlpack_core::ManagedTensor;
 use dlpack_core::cuda::cudarc::driver::CudaStream;
 use dlpack_core::cuda::{StreamArg, sync_for_consumer, sync_for_host};
 use dlpack_core::ffi::DLDeviceType;
-use dlpack_core::python::{DlpackRequest, import_tensor, import_tensor_on_stream, read_tensor_device};
+use dlpack_core::python::{
+    DlpackRequest, import_tensor, import_tensor_on_stream, read_tensor_device,
+};
 use dlpack_core::tensor::Flags;
 use pyo3::exceptions::PyBufferError;
 use pyo3::intern;

@@ -5,9 +5,7 @@
 
 use std::sync::Arc;
 
-use dlpack_core::python::{
-    DataAccess, DeviceLike, DlpackRequest, ExportPlan, TensorClass,
-};
+use dlpack_core::python::{DataAccess, DeviceLike, DlpackRequest, ExportPlan, TensorClass};
 use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -150,12 +148,17 @@ fn from_dlpack<'py>(
     device: Option<DeviceLike<DlDevice>>,
     copy: Option<bool>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    dlpack_core::python::from_dlpack::<DType, Device, _>(obj, device.map(|d| d.0), copy, |obj, device, copy| {
-        let tensor = dlpack_core::python::import_tensor(obj, device, copy)?;
-        // A tensor of another dtype is the library's `BufferError`, in Python's terms:
-        // "expected a float32 tensor, got float64".
-        Ok(Tensor(tensor.view()?.to_vec::<f32>()?.into()))
-    })
+    dlpack_core::python::from_dlpack::<DType, Device, _>(
+        obj,
+        device.map(|d| d.0),
+        copy,
+        |obj, device, copy| {
+            let tensor = dlpack_core::python::import_tensor(obj, device, copy)?;
+            // A tensor of another dtype is the library's `BufferError`, in Python's terms:
+            // "expected a float32 tensor, got float64".
+            Ok(Tensor(tensor.view()?.to_vec::<f32>()?.into()))
+        },
+    )
 }
 
 #[pymodule]
