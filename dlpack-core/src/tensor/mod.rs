@@ -202,6 +202,7 @@ pub(crate) mod import;
 pub(crate) mod legacy;
 pub(crate) mod limits;
 pub(crate) mod managed;
+pub mod require;
 
 #[cfg(feature = "ndarray")]
 mod ndarray;
