@@ -1,34 +1,43 @@
 //! [`DataType`]'s dispatch: every data type whose Rust type implements [`Element`] here, one
 //! `match` on the data type as an integer, as a derived import is.
 //!
-//! Each element type is bound as each variant of a derived enum is ([`Slot`], named by a type
-//! of its constant's name), so a kernel that cannot take `int8` is told `DataType::I8`.
+//! Each element type is bound as each variant of a derived enum is, by a trait whose message
+//! names it: a kernel that cannot take `i8` is told so.
 
 use crate::__private::data_type_key;
 use crate::DataType;
 use crate::element::Element;
 
 use super::natural;
-use super::{Dispatch, Missed, NoElement, Runs, Slot};
+use super::{Dispatch, Input, Missed, Runs};
 
-/// Types named as `DataType`'s constants, which name the element type a kernel cannot take.
-#[allow(clippy::upper_case_acronyms)]
-mod names {
-    pub(crate) enum BOOL {}
-    pub(crate) enum I8 {}
-    pub(crate) enum I16 {}
-    pub(crate) enum I32 {}
-    pub(crate) enum I64 {}
-    pub(crate) enum U8 {}
-    pub(crate) enum U16 {}
-    pub(crate) enum U32 {}
-    pub(crate) enum U64 {}
-    pub(crate) enum F16 {}
-    pub(crate) enum BF16 {}
-    pub(crate) enum F32 {}
-    pub(crate) enum F64 {}
-    pub(crate) enum C64 {}
-    pub(crate) enum C128 {}
+/// A bound of `DataType`'s dispatch for each element type, whose message names it. Not public
+/// API.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{K}` cannot run on `{Self}` elements, which a dispatch over `DataType` reaches",
+    label = "no `Kernel` over `{Self}` elements with the output `{R}`",
+    note = "a dispatch over `DataType` runs the kernel on every data type with a Rust element type (`bool`, the integers, the floats, `half`'s and `num-complex`'s with those features), with one output type for all",
+    note = "a kernel over fewer types runs through an enum of those types (`#[derive(DlpackDataType)]`), with its `dispatch_from`"
+)]
+pub trait Reaches<K, P, R> {
+    /// Runs the kernel.
+    fn __reach(kernel: K, input: P) -> Result<R, Missed>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Element, K, P: Input<T, K, Output = R>, R> Reaches<K, P, R> for T {
+    #[inline(always)]
+    fn __reach(kernel: K, input: P) -> Result<R, Missed> {
+        input.__give(kernel).map_err(Missed::Input)
+    }
+}
+
+/// Without feature `half` or `num-complex`, their types' bounds hold: the arms are compiled out.
+impl<K, P, R> Reaches<K, P, R> for super::NoRustType {
+    fn __reach(_: K, _: P) -> Result<R, Missed> {
+        unreachable!("no element of a type whose feature is off")
+    }
 }
 
 macro_rules! data_type_dispatch {
@@ -49,13 +58,11 @@ macro_rules! data_type_dispatch {
         /// ```
         impl<K, P, R> Runs<K, P, R> for DataType
         where
-            $( $ty: Slot<K, P, R, names::$name, DataType>, )*
+            $( $ty: Reaches<K, P, R>, )*
         {
             #[inline]
             #[allow(non_upper_case_globals)]
             fn __run(&self, kernel: K, input: P) -> Result<R, Missed> {
-                // Never read: every type here is an element type where its arm is compiled.
-                const NONE: &NoElement = &NoElement { variant: "", data_type: DataType::U8 };
                 $(
                     $(#[cfg(feature = $feature)])?
                     const $name: u32 = data_type_key(DataType::$name);
@@ -63,7 +70,7 @@ macro_rules! data_type_dispatch {
                 match data_type_key(*self) {
                     $(
                         $(#[cfg(feature = $feature)])?
-                        $name => <$ty as Slot<K, P, R, names::$name, DataType>>::__go(kernel, input, NONE),
+                        $name => <$ty as Reaches<K, P, R>>::__reach(kernel, input),
                     )*
                     _ => Err(Missed::Unlisted(*self)),
                 }

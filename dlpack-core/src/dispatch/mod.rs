@@ -127,6 +127,9 @@ use crate::tensor::{TensorView, TensorViewMut};
 
 pub use input::{Input, Slice, SliceMut, Strided, StridedMut, TypeOnly};
 
+#[doc(hidden)]
+pub use data_type::Reaches;
+
 /// A kernel: what runs once the element type is known, for each input `In` it takes.
 ///
 /// Write one blanket `impl` over the element types a kernel takes, bounded by what it needs of

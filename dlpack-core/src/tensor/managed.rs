@@ -405,6 +405,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// The metadata must not be used after `self` is dropped. Moving `self` is allowed: the
     /// shape and strides it borrows live in the producer's allocation, not in `self`.
     #[inline]
+    #[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
     pub(crate) unsafe fn meta_detached<'x>(&self) -> Result<TensorMeta<'x>, TensorError> {
         let meta = self.meta()?;
         // SAFETY: only the lifetime changes. The shape and strides `meta` borrows belong to the
@@ -557,6 +558,8 @@ mod tests {
         // SAFETY: as above.
         let view = unsafe { TensorView::from_meta(meta.reborrow()) };
         assert_eq!(view.iter::<u16>().unwrap().sum::<u16>(), 42);
-        drop((view, meta, owned));
+        drop(view);
+        drop(meta);
+        drop(owned);
     }
 }

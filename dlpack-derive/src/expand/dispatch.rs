@@ -82,9 +82,15 @@ pub(super) fn expand(
                 });
             }
             Target::Slot { ty } => {
-                elements.push(quote!(#cfgs <#ty as #krate::dispatch::MaybeElement>::DATA_TYPE,));
                 let data_type = value::known(paths, &item.export)
                     .expect("a variant with an element type has a known data type");
+                // An `element`'s data type, as the derive's other items write it (so that an
+                // `element` that is not an `Element` is one error, not one more here); a
+                // named data type's element type, which may be `NoRustType`.
+                elements.push(match item.export {
+                    Export::Element(_) => quote!(#cfgs ::core::option::Option::Some(#data_type),),
+                    _ => quote!(#cfgs <#ty as #krate::dispatch::MaybeElement>::DATA_TYPE,),
+                });
                 let marker = format_ident!("{}", name);
                 markers.push(quote!(#cfgs pub enum #marker {}));
                 let slot = quote!(#krate::dispatch::Slot<__K, __P, __R, __dlpack_variants::#marker, #this>);

@@ -217,6 +217,7 @@ fn one_of(out: &mut String, data_types: impl Iterator<Item = DataType>) {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<E: Dispatch> ArgType for E {
     #[inline]
     fn accepts(data_type: DataType) -> bool {
