@@ -70,6 +70,8 @@ check "allocations per derived dtype conversion: 0 (target 0)" \
   "$(passed derived_data_type_conversions_do_not_allocate)"
 check "allocations per derived device conversion: 0 (target 0)" \
   "$(passed derived_device_conversions_do_not_allocate)"
+check "allocations per dtype dispatch (a kernel on a value's element type): 0 (target 0)" \
+  "$(passed dispatch_does_not_allocate)"
 check "allocations per tensor export, ranks 1-64: 1 (target <= 1)" \
   "$(passed exporting_a_tensor_allocates_once)"
 check "allocations per import+validate+slice: 0 (target 0)" \
