@@ -108,6 +108,13 @@ run_rounds tensor "$ROUNDS_TENSOR"
 run_rounds candle "$ROUNDS_TENSOR"
 
 python_result="skip:no Python interpreter at $PY (run scripts/python-tests.sh to create the venv)"
+# rust-numpy's side of the typed-argument line: an extension built for the report only
+# (benches/python/numpy_peer), into the venv; its line is skipped, with the reason, without it.
+if [ -x "$PY" ] && [ -x "$(dirname "$PY")/maturin" ]; then
+  (cd benches/python/numpy_peer && VIRTUAL_ENV="$(dirname "$(dirname "$PY")")" \
+    PATH="$(dirname "$PY"):$PATH" CARGO_TARGET_DIR="$PWD/../../../target/numpy_peer" \
+    maturin develop --release >"$OUT/numpy-peer.log" 2>&1) || true
+fi
 if [ -x "$PY" ]; then
   if "$PY" -c 'import numpy, dlpack_demo' 2>"$OUT/python-import.log"; then
     "$PY" benches/python/bench_python.py --out "$OUT/python.json" >"$OUT/python.log" 2>&1 \

@@ -410,7 +410,7 @@ pub trait Dispatch: DlpackDataType {
     #[inline]
     fn dispatch_from<V, K, R>(value: &V, kernel: K, fallback: impl FnOnce(&V) -> R) -> R
     where
-        V: DlpackDataType + ?Sized,
+        V: DlpackDataType,
         Self: Runs<K, TypeOnly, R>,
     {
         let narrow = value
@@ -577,7 +577,7 @@ pub trait Dispatch: DlpackDataType {
 /// The error for a dispatch of a value of `E` that did not run.
 #[cold]
 #[inline(never)]
-pub(crate) fn missed_error<E: Dispatch + ?Sized>(missed: Missed) -> Error {
+pub(crate) fn missed_error<E: Dispatch>(missed: Missed) -> Error {
     let (variant, data_type) = match missed {
         Missed::Input(err) => return err,
         Missed::NoElement(no) => (Some(no.variant), Some(no.data_type)),

@@ -145,8 +145,12 @@ pub struct TensorArg<
     meta: TensorMeta<'a>,
     /// The imported tensor, when the argument holds one.
     tensor: Option<ManagedTensor>,
-    _types: PhantomData<(fn() -> T, A::Holds)>,
+    _types: Types<T, A>,
 }
+
+/// What a [`TensorArg`]'s type parameters leave in it: the element type's marker, and what
+/// makes a borrowed argument neither `Send` nor `Sync` ([`Requirement::Holds`]).
+type Types<T, A> = PhantomData<(fn() -> T, <A as Requirement>::Holds)>;
 
 /// The element types and dtype types a [`TensorArg`] takes: every Rust type that implements
 /// [`Element`] in this crate, [`DataType`], and every enum that derives `DlpackDataType`. Not
@@ -274,7 +278,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         // on the host.
         if let (false, false, Some(table)) = (A::WRITE, A::OWNED, table) {
             // SAFETY: forwarded from the caller.
-            if let Some(meta) = unsafe { borrow::<A>(obj, Table(table))? } {
+            if let Some(meta) = unsafe { borrow(obj, Table(table))? } {
                 return Self::checked(obj, names, meta, None);
             }
         }
@@ -673,10 +677,7 @@ impl<'a, 'py, T: ArgType, const NDIM: usize, A: Requirement> FromPyObject<'a, 'p
 /// # Safety
 ///
 /// The object `obj` points to lives for 'a.
-unsafe fn borrow<'a, A: Requirement>(
-    obj: &Bound<'_, PyAny>,
-    table: Table,
-) -> PyResult<Option<TensorMeta<'a>>> {
+unsafe fn borrow<'a>(obj: &Bound<'_, PyAny>, table: Table) -> PyResult<Option<TensorMeta<'a>>> {
     let mut raw = DLTensor {
         data: core::ptr::null_mut(),
         device: Device::CPU,
