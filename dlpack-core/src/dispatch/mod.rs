@@ -404,7 +404,7 @@ pub trait Dispatch: DlpackDataType {
     /// impl Bounded for i32 { const MAX: i128 = i32::MAX as i128; }
     /// impl Bounded for i64 { const MAX: i128 = i64::MAX as i128; }
     ///
-    /// assert_eq!(Int::dispatch_from(&DataType::I32, IntMax, |_| -1), i32::MAX.into());
+    /// assert_eq!(Int::dispatch_from(&DataType::I32, IntMax, |_| -1), i128::from(i32::MAX));
     /// assert_eq!(Int::dispatch_from(&DataType::F32, IntMax, |_| -1), -1);
     /// ```
     #[inline]
