@@ -8,8 +8,10 @@ use crate::__private::data_type_key;
 use crate::DataType;
 use crate::element::Element;
 
-use super::natural;
-use super::{Dispatch, Input, Missed, Runs};
+use super::entry::Dispatch;
+use super::input::Input;
+use super::kernel::{Missed, Runs};
+use super::slot::{NoRustType, natural};
 
 /// A bound of `DataType`'s dispatch for each element type, whose message names it. Not public
 /// API.
@@ -34,7 +36,7 @@ impl<T: Element, K, P: Input<T, K, Output = R>, R> Reaches<K, P, R> for T {
 }
 
 /// Without feature `half` or `num-complex`, their types' bounds hold: the arms are compiled out.
-impl<K, P, R> Reaches<K, P, R> for super::NoRustType {
+impl<K, P, R> Reaches<K, P, R> for NoRustType {
     fn __reach(_: K, _: P) -> Result<R, Missed> {
         unreachable!("no element of a type whose feature is off")
     }

@@ -6,7 +6,7 @@ use crate::element::Element;
 use crate::error::Error;
 use crate::tensor::{Iter, IterMut, TensorView, TensorViewMut};
 
-use super::{Kernel, Of};
+use super::kernel::{Kernel, Of};
 
 /// Where a dispatch takes a kernel's input from, for the element type `T`: the second parameter
 /// of [`Runs`](super::Runs). Implemented by [`TypeOnly`], [`Slice`], [`SliceMut`], [`Strided`]
