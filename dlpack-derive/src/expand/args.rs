@@ -43,7 +43,7 @@ pub(crate) fn tensor_args(args: TokenStream, input: TokenStream) -> TokenStream 
         extractors.push(quote! {
             #[doc(hidden)]
             #[allow(non_snake_case)]
-            #[inline]
+            #[inline(always)]
             fn #extractor<'a, 'py, T>(
                 obj: &'a #krate::python::pyo3::Bound<'py, #krate::python::pyo3::PyAny>,
             ) -> #krate::python::pyo3::PyResult<T>

@@ -199,7 +199,7 @@ pub trait NamedArg<'a>: Sized {
 }
 
 impl<'a, T: ArgType, const NDIM: usize, A: Requirement> NamedArg<'a> for TensorArg<'a, T, NDIM, A> {
-    #[inline]
+    #[inline(always)]
     fn __extract_named(
         obj: &'a Bound<'_, PyAny>,
         function: &str,
@@ -265,14 +265,13 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     /// # Safety
     ///
     /// The object `obj` points to lives for 'a.
+    #[inline(always)]
     unsafe fn extract_as(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
-        let table = if obj.is_instance_of::<PyCapsule>() {
-            None
-        } else {
-            let AsTensor::Tensor { table } = as_tensor(&obj.get_type())? else {
-                return Err(mismatch::<T, NDIM, A>(obj, names, None));
-            };
-            table
+        let table = match as_tensor(&obj.get_type())? {
+            AsTensor::Tensor { table } => table,
+            // A capsule is a tensor too, imported as it is.
+            AsTensor::NotTensor if obj.is_instance_of::<PyCapsule>() => None,
+            AsTensor::NotTensor => return Err(mismatch::<T, NDIM, A>(obj, names, None)),
         };
         // Borrowed through the exchange table, as `with_tensor_view` borrows: read in place,
         // on the host.
@@ -290,6 +289,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         Self::checked(obj, names, meta, Some(tensor))
     }
 
+    #[inline(always)]
     fn checked(
         obj: &Bound<'_, PyAny>,
         names: Option<(&str, &str)>,
@@ -677,6 +677,7 @@ impl<'a, 'py, T: ArgType, const NDIM: usize, A: Requirement> FromPyObject<'a, 'p
 /// # Safety
 ///
 /// The object `obj` points to lives for 'a.
+#[inline(always)]
 unsafe fn borrow<'a>(obj: &Bound<'_, PyAny>, table: Table) -> PyResult<Option<TensorMeta<'a>>> {
     let mut raw = DLTensor {
         data: core::ptr::null_mut(),
