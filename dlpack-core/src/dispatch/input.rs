@@ -27,6 +27,18 @@ use super::kernel::{Kernel, Of};
 /// ```
 pub trait Input<T, K>: Sized {
     /// What the kernel returns.
+    ///
+    /// ```
+    /// use dlpack_core::dispatch::{Input, Kernel, Of, TypeOnly};
+    /// struct One;
+    /// impl<T> Kernel<Of<T>> for One {
+    ///     type Output = u8;
+    ///     fn run(self, _: Of<T>) -> u8 { 1 }
+    /// }
+    /// let one: <TypeOnly as Input<f64, One>>::Output = TypeOnly.give(One)?;
+    /// assert_eq!(one, 1);
+    /// # Ok::<(), dlpack_core::Error>(())
+    /// ```
     type Output;
 
     /// Runs `kernel` on the input for `T`; refuses an input that cannot be made (a slice of
@@ -72,6 +84,18 @@ pub trait Input<T, K>: Sized {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TypeOnly;
 
+/// The kernel gets `Of<T>`.
+///
+/// ```
+/// use dlpack_core::dispatch::{Input, Kernel, Of, TypeOnly};
+/// struct Size;
+/// impl<T> Kernel<Of<T>> for Size {
+///     type Output = usize;
+///     fn run(self, _: Of<T>) -> usize { size_of::<T>() }
+/// }
+/// assert_eq!(<TypeOnly as Input<u32, Size>>::give(TypeOnly, Size)?, 4);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<T: Element, K: Kernel<Of<T>>> Input<T, K> for TypeOnly {
     type Output = K::Output;
 
@@ -110,6 +134,20 @@ impl<T: Element, K: Kernel<Of<T>>> Input<T, K> for TypeOnly {
 #[derive(Clone, Copy, Debug)]
 pub struct Slice<'v, 'a>(pub(crate) &'v TensorView<'a>);
 
+/// The kernel gets the view's `&'a [T]`, as [`TensorView::as_slice`] gives it.
+///
+/// ```
+/// use dlpack_core::dispatch::{Dispatch, Kernel};
+/// use dlpack_core::{DataType, ManagedTensor};
+/// struct Len;
+/// impl<T> Kernel<&[T]> for Len {
+///     type Output = usize;
+///     fn run(self, x: &[T]) -> usize { x.len() }
+/// }
+/// let tensor = ManagedTensor::from_vec(vec![0_u16; 3], &[3])?;
+/// assert_eq!(DataType::dispatch_slice(&tensor.view()?, Len)?, 3);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<'a, T: Element, K: Kernel<&'a [T]>> Input<T, K> for Slice<'_, 'a> {
     type Output = K::Output;
 
@@ -147,6 +185,20 @@ impl<'a, T: Element, K: Kernel<&'a [T]>> Input<T, K> for Slice<'_, 'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct Strided<'v, 'a>(pub(crate) &'v TensorView<'a>);
 
+/// The kernel gets the view's [`Iter<'a, T>`](Iter), as [`TensorView::iter`] gives it.
+///
+/// ```
+/// use dlpack_core::dispatch::{Dispatch, Kernel};
+/// use dlpack_core::{DataType, Element, ManagedTensor, tensor::Iter};
+/// struct Len;
+/// impl<T: Element> Kernel<Iter<'_, T>> for Len {
+///     type Output = usize;
+///     fn run(self, x: Iter<'_, T>) -> usize { x.len() }
+/// }
+/// let tensor = ManagedTensor::from_vec(vec![0_i8; 4], &[2, 2])?;
+/// assert_eq!(DataType::dispatch_iter(&tensor.view()?, Len)?, 4);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<'a, T: Element, K: Kernel<Iter<'a, T>>> Input<T, K> for Strided<'_, 'a> {
     type Output = K::Output;
 
@@ -182,6 +234,21 @@ impl<'a, T: Element, K: Kernel<Iter<'a, T>>> Input<T, K> for Strided<'_, 'a> {
 #[derive(Debug)]
 pub struct SliceMut<'v, 'a>(pub(crate) &'v mut TensorViewMut<'a>);
 
+/// The kernel gets the view's `&'v mut [T]`, as [`TensorViewMut::as_slice_mut`] gives it.
+///
+/// ```
+/// use dlpack_core::dispatch::{Dispatch, Kernel};
+/// use dlpack_core::{DataType, ManagedTensor};
+/// struct Zero;
+/// impl<T: Default> Kernel<&mut [T]> for Zero {
+///     type Output = ();
+///     fn run(self, x: &mut [T]) { x.fill_with(T::default) }
+/// }
+/// let mut tensor = ManagedTensor::from_vec(vec![5_u8; 2], &[2])?;
+/// DataType::dispatch_slice_mut(&mut tensor.view_mut()?, Zero)?;
+/// assert_eq!(tensor.view()?.as_slice::<u8>()?, [0, 0]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<'v, T: Element, K: Kernel<&'v mut [T]>> Input<T, K> for SliceMut<'v, '_> {
     type Output = K::Output;
 
@@ -215,6 +282,22 @@ impl<'v, T: Element, K: Kernel<&'v mut [T]>> Input<T, K> for SliceMut<'v, '_> {
 #[derive(Debug)]
 pub struct StridedMut<'v, 'a>(pub(crate) &'v mut TensorViewMut<'a>);
 
+/// The kernel gets the view's [`IterMut<'v, T>`](IterMut), as [`TensorViewMut::iter_mut`]
+/// gives it.
+///
+/// ```
+/// use dlpack_core::dispatch::{Dispatch, Kernel};
+/// use dlpack_core::{DataType, Element, ManagedTensor, tensor::IterMut};
+/// struct One;
+/// impl<T: Element + From<u8>> Kernel<IterMut<'_, T>> for One {
+///     type Output = ();
+///     fn run(self, x: IterMut<'_, T>) { x.for_each(|v| *v = T::from(1)) }
+/// }
+/// let mut tensor = ManagedTensor::from_vec(vec![0_u32; 2], &[2])?;
+/// DataType::dispatch_iter_mut(&mut tensor.view_mut()?, One)?;
+/// assert_eq!(tensor.view()?.as_slice::<u32>()?, [1, 1]);
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
 impl<'v, T: Element, K: Kernel<IterMut<'v, T>>> Input<T, K> for StridedMut<'v, '_> {
     type Output = K::Output;
 

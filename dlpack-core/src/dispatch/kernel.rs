@@ -15,11 +15,11 @@ use crate::error::Error;
 ///
 /// | `In` | from | the kernel receives |
 /// |---|---|---|
-/// | [`Of<T>`] | [`Dispatch::dispatch`] on a dtype value | the type alone |
-/// | `&[T]` | [`Dispatch::dispatch_slice`] | the elements of a compact view |
-/// | [`Iter<'_, T>`](crate::tensor::Iter) | [`Dispatch::dispatch_iter`] | the elements in any strides |
-/// | `&mut [T]` | [`Dispatch::dispatch_slice_mut`] | the elements of a compact view, to write |
-/// | [`IterMut<'_, T>`](crate::tensor::IterMut) | [`Dispatch::dispatch_iter_mut`] | the elements in any strides, to write |
+/// | [`Of<T>`] | [`Dispatch::dispatch`](super::Dispatch::dispatch) on a dtype value | the type alone |
+/// | `&[T]` | [`Dispatch::dispatch_slice`](super::Dispatch::dispatch_slice) | the elements of a compact view |
+/// | [`Iter<'_, T>`](crate::tensor::Iter) | [`Dispatch::dispatch_iter`](super::Dispatch::dispatch_iter) | the elements in any strides |
+/// | `&mut [T]` | [`Dispatch::dispatch_slice_mut`](super::Dispatch::dispatch_slice_mut) | the elements of a compact view, to write |
+/// | [`IterMut<'_, T>`](crate::tensor::IterMut) | [`Dispatch::dispatch_iter_mut`](super::Dispatch::dispatch_iter_mut) | the elements in any strides, to write |
 ///
 /// ```
 /// use dlpack_core::dispatch::{Kernel, Of};
@@ -43,6 +43,17 @@ use crate::error::Error;
 )]
 pub trait Kernel<In> {
     /// What the kernel returns; one type for every input a dispatch can give it.
+    ///
+    /// ```
+    /// use dlpack_core::dispatch::{Kernel, Of};
+    /// struct Name;
+    /// impl<T> Kernel<Of<T>> for Name {
+    ///     type Output = &'static str; // the same for every `T`
+    ///     fn run(self, _: Of<T>) -> &'static str { core::any::type_name::<T>() }
+    /// }
+    /// let name: <Name as Kernel<Of<u8>>>::Output = Name.run(Of::new());
+    /// assert_eq!(name, "u8");
+    /// ```
     type Output;
 
     /// Runs the kernel on its input.
@@ -63,7 +74,7 @@ pub trait Kernel<In> {
     fn run(self, input: In) -> Self::Output;
 }
 
-/// The input of a kernel that needs the element type alone: what [`Dispatch::dispatch`] gives.
+/// The input of a kernel that needs the element type alone: what [`Dispatch::dispatch`](super::Dispatch::dispatch) gives.
 ///
 /// ```
 /// use dlpack_core::dispatch::{Dispatch, Kernel, Of};
@@ -104,6 +115,12 @@ impl<T: ?Sized> Clone for Of<T> {
 
 impl<T: ?Sized> Copy for Of<T> {}
 
+/// The zero-sized value, as [`Of::new`].
+///
+/// ```
+/// let of: dlpack_core::dispatch::Of<i8> = Default::default();
+/// assert_eq!(format!("{of:?}"), "Of<i8>");
+/// ```
 impl<T: ?Sized> Default for Of<T> {
     #[inline(always)]
     fn default() -> Self {

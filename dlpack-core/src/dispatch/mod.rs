@@ -1,5 +1,5 @@
 //! Runtime dtype dispatch: a kernel written once, generic over the element type, run with the
-//! Rust element type of a runtime [`DataType`] or of a value of your own dtype enum, without a
+//! Rust element type of a runtime [`DataType`](crate::DataType) or of a value of your own dtype enum, without a
 //! hand-written `match`, and with the compiler proving that the kernel takes every element
 //! type the enum can hold.
 //!
@@ -104,7 +104,7 @@
 //! A derived enum's dispatch is one `match` on the value, each arm a direct call of the
 //! kernel's `run` for that type; `DataType`'s is one `match` on the data type as an integer,
 //! as a derived import is. Nothing is allocated on either path, nor on the error path of a
-//! value without an element type (its [`Error::NoElement`] holds `'static` data). The
+//! value without an element type (its [`Error::NoElement`](crate::Error::NoElement) holds `'static` data). The
 //! benchmarks time it against a hand-written `match` (`benches/`, "dispatch").
 //!
 //! The files: `kernel` (what a kernel is, and what a dispatch reports), `input` (what it hands

@@ -83,12 +83,32 @@ pub struct AnyDevice<A = ReadOnly>(PhantomData<A>);
 /// ```
 pub trait Requirement: sealed::Sealed {
     /// The elements are written: `READ_ONLY` is refused.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{ReadWrite, Requirement};
+    /// assert!(ReadWrite::WRITE);
+    /// ```
     const WRITE: bool;
     /// The tensor is held owned, and the argument is `Send`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{Owned, Requirement};
+    /// assert!(Owned::OWNED);
+    /// ```
     const OWNED: bool;
     /// Only compact row-major strides.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{Compact, Owned, Requirement};
+    /// assert!(<Compact<Owned> as Requirement>::COMPACT);
+    /// ```
     const COMPACT: bool;
     /// Any device, rather than one the host can read.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{AnyDevice, ReadOnly, Requirement};
+    /// assert!(<AnyDevice<ReadOnly> as Requirement>::ANY_DEVICE);
+    /// ```
     const ANY_DEVICE: bool;
     /// What makes a borrowed argument neither `Send` nor `Sync`.
     #[doc(hidden)]
@@ -105,6 +125,13 @@ mod sealed {
 }
 
 /// Borrowed, in place.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<ReadOnly as Requirement>::WRITE, <ReadOnly as Requirement>::OWNED, <ReadOnly as Requirement>::COMPACT, <ReadOnly as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
 impl Requirement for ReadOnly {
     const WRITE: bool = false;
     const OWNED: bool = false;
@@ -114,6 +141,13 @@ impl Requirement for ReadOnly {
 }
 
 /// Held, written in place.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<ReadWrite as Requirement>::WRITE, <ReadWrite as Requirement>::OWNED, <ReadWrite as Requirement>::COMPACT, <ReadWrite as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
 impl Requirement for ReadWrite {
     const WRITE: bool = true;
     const OWNED: bool = false;
@@ -123,6 +157,13 @@ impl Requirement for ReadWrite {
 }
 
 /// Held owned, `Send`.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<Owned as Requirement>::WRITE, <Owned as Requirement>::OWNED, <Owned as Requirement>::COMPACT, <Owned as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
 impl Requirement for Owned {
     const WRITE: bool = false;
     const OWNED: bool = true;
@@ -132,6 +173,13 @@ impl Requirement for Owned {
 }
 
 /// `A`'s, compact.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<Compact<ReadOnly> as Requirement>::WRITE, <Compact<ReadOnly> as Requirement>::OWNED, <Compact<ReadOnly> as Requirement>::COMPACT, <Compact<ReadOnly> as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
 impl<A: Requirement> Requirement for Compact<A> {
     const WRITE: bool = A::WRITE;
     const OWNED: bool = A::OWNED;
@@ -141,6 +189,13 @@ impl<A: Requirement> Requirement for Compact<A> {
 }
 
 /// `A`'s, on any device.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<AnyDevice<ReadOnly> as Requirement>::WRITE, <AnyDevice<ReadOnly> as Requirement>::OWNED, <AnyDevice<ReadOnly> as Requirement>::COMPACT, <AnyDevice<ReadOnly> as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
 impl<A: Requirement> Requirement for AnyDevice<A> {
     const WRITE: bool = A::WRITE;
     const OWNED: bool = A::OWNED;
