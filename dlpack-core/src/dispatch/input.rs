@@ -35,7 +35,7 @@ pub trait Input<T, K>: Sized {
     ///     type Output = u8;
     ///     fn run(self, _: Of<T>) -> u8 { 1 }
     /// }
-    /// let one: <TypeOnly as Input<f64, One>>::Output = TypeOnly.give(One)?;
+    /// let one: <TypeOnly as Input<f64, One>>::Output = <TypeOnly as Input<f64, One>>::give(TypeOnly, One)?;
     /// assert_eq!(one, 1);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
@@ -288,14 +288,14 @@ pub struct StridedMut<'v, 'a>(pub(crate) &'v mut TensorViewMut<'a>);
 /// ```
 /// use dlpack_core::dispatch::{Dispatch, Kernel};
 /// use dlpack_core::{DataType, Element, ManagedTensor, tensor::IterMut};
-/// struct One;
-/// impl<T: Element + From<u8>> Kernel<IterMut<'_, T>> for One {
+/// struct Reset;
+/// impl<T: Element + Default> Kernel<IterMut<'_, T>> for Reset {
 ///     type Output = ();
-///     fn run(self, x: IterMut<'_, T>) { x.for_each(|v| *v = T::from(1)) }
+///     fn run(self, x: IterMut<'_, T>) { x.for_each(|v| *v = T::default()) }
 /// }
-/// let mut tensor = ManagedTensor::from_vec(vec![0_u32; 2], &[2])?;
-/// DataType::dispatch_iter_mut(&mut tensor.view_mut()?, One)?;
-/// assert_eq!(tensor.view()?.as_slice::<u32>()?, [1, 1]);
+/// let mut tensor = ManagedTensor::from_vec(vec![7_u32; 2], &[2])?;
+/// DataType::dispatch_iter_mut(&mut tensor.view_mut()?, Reset)?;
+/// assert_eq!(tensor.view()?.as_slice::<u32>()?, [0, 0]);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 impl<'v, T: Element, K: Kernel<IterMut<'v, T>>> Input<T, K> for StridedMut<'v, '_> {

@@ -51,7 +51,7 @@ pub trait Kernel<In> {
     ///     type Output = &'static str; // the same for every `T`
     ///     fn run(self, _: Of<T>) -> &'static str { core::any::type_name::<T>() }
     /// }
-    /// let name: <Name as Kernel<Of<u8>>>::Output = Name.run(Of::new());
+    /// let name: <Name as Kernel<Of<u8>>>::Output = Name.run(Of::<u8>::new());
     /// assert_eq!(name, "u8");
     /// ```
     type Output;
