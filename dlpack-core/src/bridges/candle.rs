@@ -21,10 +21,8 @@
 //! let other = ManagedTensor::from_vec(vec![1.5_f32, 2.5], &[2])?;
 //! let back: Tensor = from_dlpack(&other)?;
 //! assert_eq!(back.to_vec1::<f32>().unwrap(), [1.5, 2.5]);
-//!
-//! // The dtype and the device, through the same dispatcher.
-//! assert_eq!(from_dlpack::<DType>(&DataType::BF16)?, DType::BF16);
-//! assert_eq!(from_dlpack::<DataType>(&DType::F8E4M3)?, DataType::FLOAT8_E4M3FN);
+//! assert_eq!(from_dlpack::<DType>(&DataType::BF16)?, DType::BF16); // dtypes through the same dispatcher
+//! # assert_eq!(from_dlpack::<DataType>(&DType::F8E4M3)?, DataType::FLOAT8_E4M3FN);
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 //!
