@@ -6,7 +6,7 @@
 //! |---|---|
 //! | give Python your framework's tensors | [`pymethods(tensor)`](pymethods) on your `#[pyclass]`, with a [`TensorClass`] impl ([`DlpackRequest`] decides share or copy) |
 //! | hand Python a Rust tensor without a class of your own | [`to_python`] ([`PyTensor`]) |
-//! | take any Python tensor in a Rust function | [`with_tensor_view`] (borrowed, for a kernel), [`import_tensor`] (owned) |
+//! | take any Python tensor in a Rust function | [`TensorArg`] (typed, checked before the body runs), [`with_tensor_view`] (borrowed, for a kernel), [`import_tensor`] (owned) |
 //! | dtype and device classes of your own | [`pymethods(data_type)`](pymethods) / [`pymethods(device)`](pymethods), [`add_values`] |
 //! | read any dtype or device object (NumPy's, PyTorch's, JAX's, Paddle's, a name) | [`DataTypeLike`], [`DeviceLike`] (handing back a [`PyDataType`], [`PyDevice`]) |
 //! | the RFC's `from_dlpack` over tensors, dtypes and devices | [`from_dlpack`] |
@@ -387,7 +387,9 @@ pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
-pub use import::{import_tensor, with_tensor_view};
+#[doc(hidden)]
+pub use import::{ArgType, NamedArg as __NamedArg};
+pub use import::{TensorArg, import_tensor, with_tensor_view};
 pub use to_python::{PyTensor, to_python};
 #[doc(hidden)]
 pub use values::classify::EXCHANGE_API;
@@ -399,6 +401,12 @@ pub use values::read::{ValueKind, read_tensor_device, value_kind};
 #[cfg(feature = "derive")]
 #[doc(inline)]
 pub use dlpack_derive::pymethods;
+
+/// Names the function and the argument in the errors of its [`TensorArg`] arguments: written
+/// above `#[pyfunction]`; see [`TensorArg`]. (Listed there rather than here, to keep this
+/// module's names few.)
+#[doc(hidden)]
+pub use dlpack_derive::tensor_args;
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name
 /// it through this re-export.
