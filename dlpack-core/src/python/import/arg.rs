@@ -13,7 +13,7 @@ use crate::Device;
 use crate::dispatch::{Dispatch, Runs, Slice, SliceMut, Strided, StridedMut};
 use crate::element::Element;
 use crate::error::Error;
-use crate::ffi::DLTensor;
+use crate::ffi::{DLDeviceType, DLTensor};
 use crate::python::error::buffer_error;
 use crate::python::import::import_tensor;
 use crate::python::import::table::Table;
@@ -225,7 +225,8 @@ fn one_of(out: &mut String, data_types: impl Iterator<Item = DataType>) {
 impl<E: Dispatch> ArgType for E {
     #[inline]
     fn accepts(data_type: DataType) -> bool {
-        E::ACCEPTS.contains(data_type)
+        // `DataType` (every data type) takes this branch and no call (see `checked`).
+        (const { E::ACCEPTS.is_all() }) || E::ACCEPTS.contains(data_type)
     }
 
     fn expected(out: &mut String) {
@@ -296,7 +297,14 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         meta: TensorMeta<'a>,
         tensor: Option<ManagedTensor>,
     ) -> PyResult<Self> {
-        let device_ok = A::ANY_DEVICE || Device::CPU.can_access(meta.device());
+        // Every check is a comparison inlined here in the common case: a call between the
+        // validation and the move into the argument (`Device::can_access`, `Set::contains`)
+        // makes the compiler keep the metadata on the stack across it and copy it again
+        // afterwards, which costs more than the checks (docs/decisions.md, "Typed access").
+        let device = meta.device();
+        let device_ok = A::ANY_DEVICE
+            || device.device_type == DLDeviceType::CPU
+            || Device::CPU.can_access(device);
         let fits = T::accepts(meta.dtype())
             && (NDIM == ANY_NDIM || meta.ndim() == NDIM)
             && device_ok
@@ -690,7 +698,10 @@ unsafe fn borrow<'a>(obj: &Bound<'_, PyAny>, table: Table) -> PyResult<Option<Te
     };
     match table.borrow_into(obj, &mut raw) {
         Ok(true)
-            if raw.device == Device::CPU || table.work_stream(obj.py(), raw.device)?.is_none() =>
+            // By type, not `raw.device == Device::CPU`: `==` compares canonical forms
+            // through a call (see `checked`), and every CPU id is the same memory.
+            if raw.device.device_type == DLDeviceType::CPU
+                || table.work_stream(obj.py(), raw.device)?.is_none() =>
         {
             let rule = StridesRule::for_version(table.0.header.version);
             // SAFETY: the producer filled `raw` for `obj`, whose shape and strides it points
