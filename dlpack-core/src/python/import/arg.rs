@@ -15,6 +15,12 @@ use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::{DLDeviceType, DLTensor};
 use crate::python::error::buffer_error;
+#[cfg(all(
+    not(PyPy),
+    any(Py_3_11, not(Py_LIMITED_API)),
+    target_pointer_width = "64"
+))]
+use crate::python::import::buffer::{self, ArrayBuffer};
 use crate::python::import::import_tensor;
 use crate::python::import::table::Table;
 use crate::python::message::type_name;
@@ -38,9 +44,13 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 /// ([`dispatch`](Self::dispatch), [`dispatch_iter`](Self::dispatch_iter)).
 ///
 /// Nothing is copied: a tensor whose type publishes DLPack's C exchange table is borrowed
-/// through it, as [`with_tensor_view`](crate::python::with_tensor_view) borrows it, and any
-/// other is imported (`__dlpack__`) and released when the argument is dropped, or when
-/// extraction fails. A tensor that is not what the argument requires is a `TypeError` that says
+/// through it, as [`with_tensor_view`](crate::python::with_tensor_view) borrows it; a
+/// `numpy.ndarray` (the class itself; not for `Owned`) is read through CPython's buffer
+/// protocol, which describes it exactly as its `__dlpack__` would, without the capsule (a
+/// read-only array, one whose dtype or byte order the buffer cannot carry, a subclass, go
+/// through `__dlpack__`); any other is imported (`__dlpack__`). What is held is released when the
+/// argument is dropped, or when extraction fails. An `Owned` argument always holds an import,
+/// which it can hand over ([`into_tensor`](Self::into_tensor)) and release on any thread. A tensor that is not what the argument requires is a `TypeError` that says
 /// what was expected and what was given; one its producer cannot export is its `BufferError`.
 /// With `#[tensor_args]` (from this module, written above `#[pyfunction]`) the message names
 /// the function and the argument, as Python's own do:
@@ -140,12 +150,31 @@ pub struct TensorArg<
     const NDIM: usize = ANY_NDIM,
     A: Requirement = ReadOnly,
 > {
-    /// The validated metadata, borrowed from the Python object (for `'a`) or from `tensor`.
-    /// Declared first: dropped before `tensor`.
+    /// The validated metadata, borrowed from the Python object (for `'a`) or from what
+    /// `keeper` holds. Declared first: dropped before `keeper`.
     meta: TensorMeta<'a>,
-    /// The imported tensor, when the argument holds one.
-    tensor: Option<ManagedTensor>,
+    /// What keeps the metadata and the elements valid beside the object.
+    keeper: Keeper,
     _types: Types<T, A>,
+}
+
+/// What a [`TensorArg`] holds besides its borrow of the Python object.
+enum Keeper {
+    /// Nothing: the tensor was lent through its type's exchange table, and its metadata is the
+    /// object's.
+    Object,
+    /// The tensor imported through `__dlpack__` (or the owning export of an exchange table),
+    /// released to its producer when dropped.
+    Tensor(ManagedTensor),
+    /// A NumPy array's buffer (`buffer.rs`), released when dropped.
+    #[cfg(all(
+        not(PyPy),
+        any(Py_3_11, not(Py_LIMITED_API)),
+        target_pointer_width = "64"
+    ))]
+    Buffer(
+        #[allow(dead_code, reason = "held for its drop, which releases the buffer")] ArrayBuffer,
+    ),
 }
 
 /// What a [`TensorArg`]'s type parameters leave in it: the element type's marker, and what
@@ -268,26 +297,69 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     /// The object `obj` points to lives for 'a.
     #[inline(always)]
     unsafe fn extract_as(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
+        // A NumPy array itself is read through its buffer (`buffer.rs`) unless the argument is
+        // owned: an `Owned` argument hands its tensor over (`into_tensor`) and may be released
+        // on any thread without the interpreter, which a `__dlpack__` import allows.
+        #[cfg(all(
+            not(PyPy),
+            any(Py_3_11, not(Py_LIMITED_API)),
+            target_pointer_width = "64"
+        ))]
+        if !A::OWNED && buffer::is_ndarray(obj) {
+            return Self::from_ndarray(obj, names);
+        }
         let table = match as_tensor(&obj.get_type())? {
             AsTensor::Tensor { table } => table,
             // A capsule is a tensor too, imported as it is.
             AsTensor::NotTensor if obj.is_instance_of::<PyCapsule>() => None,
             AsTensor::NotTensor => return Err(mismatch::<T, NDIM, A>(obj, names, None)),
         };
+        // The first array of the process: the classifier has just met `numpy.ndarray`.
+        #[cfg(all(
+            not(PyPy),
+            any(Py_3_11, not(Py_LIMITED_API)),
+            target_pointer_width = "64"
+        ))]
+        if !A::OWNED && table.is_none() && buffer::is_ndarray(obj) {
+            return Self::from_ndarray(obj, names);
+        }
         // Borrowed through the exchange table, as `with_tensor_view` borrows: read in place,
         // on the host.
         if let (false, false, Some(table)) = (A::WRITE, A::OWNED, table) {
             // SAFETY: forwarded from the caller.
             if let Some(meta) = unsafe { borrow(obj, Table(table))? } {
-                return Self::checked(obj, names, meta, None);
+                return Self::checked(obj, names, meta, Keeper::Object);
             }
         }
+        Self::imported(obj, names)
+    }
+
+    /// A NumPy array itself, through its buffer, or through `__dlpack__` where the buffer does
+    /// not describe it exactly.
+    #[cfg(all(
+        not(PyPy),
+        any(Py_3_11, not(Py_LIMITED_API)),
+        target_pointer_width = "64"
+    ))]
+    #[inline(always)]
+    fn from_ndarray(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
+        // SAFETY: `meta` is kept in the argument beside the buffer, declared before it, so it
+        // is dropped first; on a refusal both are dropped here.
+        match unsafe { buffer::lend(obj) } {
+            Some((meta, buffer)) => Self::checked(obj, names, meta, Keeper::Buffer(buffer)),
+            None => Self::imported(obj, names),
+        }
+    }
+
+    /// The tensor imported through `__dlpack__` (or an exchange table's owning export).
+    #[inline(always)]
+    fn imported(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
         let tensor = import_tensor(obj, None, None)?;
         // SAFETY: `meta` is kept in the argument beside `tensor`, declared before it, so it is
         // dropped first; on a refusal both are dropped here.
         let meta =
             unsafe { tensor.meta_detached() }.map_err(|err| buffer_error(Error::Tensor(err)))?;
-        Self::checked(obj, names, meta, Some(tensor))
+        Self::checked(obj, names, meta, Keeper::Tensor(tensor))
     }
 
     #[inline(always)]
@@ -295,7 +367,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         obj: &Bound<'_, PyAny>,
         names: Option<(&str, &str)>,
         meta: TensorMeta<'a>,
-        tensor: Option<ManagedTensor>,
+        keeper: Keeper,
     ) -> PyResult<Self> {
         // Every check is a comparison inlined here in the common case: a call between the
         // validation and the move into the argument (`Device::can_access`, `Set::contains`)
@@ -316,7 +388,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         }
         Ok(Self {
             meta,
-            tensor,
+            keeper,
             _types: PhantomData,
         })
     }
@@ -340,13 +412,14 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     #[inline]
     pub fn view(&self) -> TensorView<'_> {
         // SAFETY: the elements are readable and unwritten while the Python object (borrowed
-        // for 'a) or `self.tensor` lives, as for `with_tensor_view` and `ManagedTensor::view`;
-        // the view borrows `self`.
+        // for 'a) or what `self.keeper` holds lives, as for `with_tensor_view` and
+        // `ManagedTensor::view`; the view borrows `self`.
         unsafe { TensorView::from_meta(self.meta.reborrow()) }
     }
 
-    /// The imported tensor, when the argument holds one (always for `Owned` and `ReadWrite`;
-    /// for `ReadOnly`, unless it was borrowed through its type's exchange table).
+    /// The imported tensor, when the argument holds one: always for `Owned`; for `ReadWrite`,
+    /// unless it is a NumPy array read through its buffer; for `ReadOnly`, unless it is that,
+    /// or was borrowed through its type's exchange table.
     ///
     /// ```
     /// use dlpack_core::python::{TensorArg, versioned_capsule};
@@ -365,9 +438,12 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     /// # Ok::<(), PyErr>(())
     /// ```
     pub fn into_tensor(self) -> Option<ManagedTensor> {
-        let Self { meta, tensor, .. } = self;
+        let Self { meta, keeper, .. } = self;
         drop(meta);
-        tensor
+        match keeper {
+            Keeper::Tensor(tensor) => Some(tensor),
+            _ => None,
+        }
     }
 }
 

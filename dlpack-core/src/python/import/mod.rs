@@ -4,7 +4,8 @@
 //! An import asks the producer for its tensor (`ask.rs`: through the C exchange table a tensor
 //! class publishes, `table.rs`, or `__dlpack__`) and checks what came back against what was
 //! asked (`settle.rs`), copying on the host where the consumer asked for a copy the producer
-//! did not make (`host_copy.rs`). With feature
+//! did not make (`host_copy.rs`). A `numpy.ndarray` is lent to [`TensorArg`] and
+//! [`with_tensor_view`] through CPython's buffer protocol instead (`buffer.rs`). With feature
 //! `cuda`, `cuda/` wraps the same two steps with the stream rule of `__dlpack__` and the
 //! consumer's decisions, and [`from_dlpack`] goes through it.
 //!
@@ -14,11 +15,20 @@
 //! arg view
 //! cuda
 //! ask settle
-//! host_copy table
+//! buffer host_copy table
 //! ```
 
 mod arg;
 mod ask;
+// The buffer protocol is in the limited API from 3.11; the buffer's shape is read in place as
+// DLPack's `int64_t` one, which 64-bit targets alone allow. Elsewhere arrays go through
+// `__dlpack__`.
+#[cfg(all(
+    not(PyPy),
+    any(Py_3_11, not(Py_LIMITED_API)),
+    target_pointer_width = "64"
+))]
+mod buffer;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod host_copy;

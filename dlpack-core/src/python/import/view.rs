@@ -6,6 +6,12 @@ use pyo3::prelude::*;
 use crate::Device;
 use crate::ffi::DLTensor;
 use crate::python::error::buffer_error;
+#[cfg(all(
+    not(PyPy),
+    any(Py_3_11, not(Py_LIMITED_API)),
+    target_pointer_width = "64"
+))]
+use crate::python::import::buffer;
 use crate::python::import::import_tensor;
 use crate::python::import::table::Table;
 use crate::python::values::classify::{AsTensor, as_tensor};
@@ -19,7 +25,12 @@ use crate::tensor::{Flags, TensorView};
 ///   (PaddlePaddle, `dlpack_demo.Tensor`, any [`ExchangeTensor`](crate::python::ExchangeTensor)),
 ///   the producer fills a `DLTensor` on this function's stack, pointing at its own shape and
 ///   strides: nothing is allocated, nothing is called through Python.
-/// - Otherwise (NumPy, TVM FFI, PyTorch, JAX, a capsule) the tensor is imported as
+/// - A `numpy.ndarray` (the class itself, not a subclass) is read through CPython's buffer
+///   protocol, which describes it exactly as its `__dlpack__` would, without making and
+///   consuming a capsule; the buffer is released when `f` returns. A read-only array, or
+///   one whose dtype or byte order the buffer cannot carry (ml_dtypes' `bfloat16`, a
+///   byte-swapped array), takes the next way.
+/// - Otherwise (TVM FFI, PyTorch, JAX, a capsule) the tensor is imported as
 ///   [`import_tensor`] imports it (through the table's owning export when there is one, else
 ///   `__dlpack__`), and released to its producer when `f` returns.
 ///
@@ -65,7 +76,25 @@ pub fn with_tensor_view<R>(
     obj: &Bound<'_, PyAny>,
     f: impl FnOnce(TensorView<'_>) -> R,
 ) -> PyResult<R> {
-    if let AsTensor::Tensor { table: Some(table) } = as_tensor(&obj.get_type())? {
+    #[cfg(all(
+        not(PyPy),
+        any(Py_3_11, not(Py_LIMITED_API)),
+        target_pointer_width = "64"
+    ))]
+    if buffer::is_ndarray(obj) {
+        return ndarray_view(obj, f);
+    }
+    let class = as_tensor(&obj.get_type())?;
+    // The first array of the process: the classifier has just met `numpy.ndarray`.
+    #[cfg(all(
+        not(PyPy),
+        any(Py_3_11, not(Py_LIMITED_API)),
+        target_pointer_width = "64"
+    ))]
+    if matches!(class, AsTensor::Tensor { table: None }) && buffer::is_ndarray(obj) {
+        return ndarray_view(obj, f);
+    }
+    if let AsTensor::Tensor { table: Some(table) } = class {
         let table = Table(table);
         let mut raw = DLTensor {
             data: core::ptr::null_mut(),
@@ -94,7 +123,34 @@ pub fn with_tensor_view<R>(
             Err(err) => return Err(err),
         }
     }
+    imported_view(obj, f)
+}
+
+/// `f`'s result on the tensor [`import_tensor`] imports, released when `f` returns.
+#[inline(always)]
+fn imported_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
     let tensor = import_tensor(obj, None, None)?;
     let view = tensor.view().map_err(buffer_error)?;
     Ok(f(view))
+}
+
+/// `f`'s result on a NumPy array itself, read through its buffer (`buffer.rs`), or imported
+/// where the buffer does not describe it exactly.
+#[cfg(all(
+    not(PyPy),
+    any(Py_3_11, not(Py_LIMITED_API)),
+    target_pointer_width = "64"
+))]
+#[inline(always)]
+fn ndarray_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
+    // SAFETY: the metadata goes into the view, which lives only inside `f`, before `buffer`
+    // is dropped.
+    let Some((meta, buffer)) = (unsafe { buffer::lend(obj) }) else {
+        return imported_view(obj, f);
+    };
+    // SAFETY: the elements are readable and unwritten while the buffer is held (the contract
+    // of every import from Python, tensor/mod.rs "Imports"), which it is until `f` returns.
+    let result = f(unsafe { TensorView::from_meta(meta) });
+    drop(buffer);
+    Ok(result)
 }

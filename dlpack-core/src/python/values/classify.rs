@@ -1,7 +1,9 @@
 //! The classifier: what a Python object is to DLPack, decided from its class (and remembered
 //! per class by the class cache, `class_cache.rs`): which of the three DLPack protocols
 //! (tensor, data type, device) it speaks, or else which kind of value of another library it is
-//! (`libraries.rs`), and for a tensor class, the C exchange table it publishes.
+//! (`libraries.rs`), and for a tensor class, the C exchange table it publishes, or whether it
+//! is `numpy.ndarray`, whose arrays the importers read through the buffer protocol (the class
+//! cache remembers that class's address).
 //!
 //! One answer leaves the Python layer: `value_kind` (in `read.rs`), what the object means as a
 //! value (names and other libraries' dtypes and devices included), and whether its class
@@ -90,7 +92,17 @@ fn classify(
     }
     let kind = look_up(class)?;
     let table = match kind {
-        ClassKind::Protocol(ProtocolKind::Tensor) => published_table(class)?,
+        ClassKind::Protocol(ProtocolKind::Tensor) => {
+            #[cfg(all(
+                not(PyPy),
+                any(Py_3_11, not(Py_LIMITED_API)),
+                target_pointer_width = "64"
+            ))]
+            if is_numpy_ndarray(class)? {
+                class_cache::remember_ndarray(class);
+            }
+            published_table(class)?
+        }
         _ => None,
     };
     class_cache::remember(
@@ -101,6 +113,58 @@ fn classify(
         },
     );
     Ok((kind, table))
+}
+
+/// Whether `class` is NumPy's `numpy.ndarray` itself (not a subclass, nor a class of that name
+/// elsewhere) in a NumPy whose buffer export the importers' buffer path reproduces
+/// (`import/buffer.rs`): the `ndarray` of the `numpy` module in `sys.modules`, which is never
+/// imported here (an array exists only once NumPy is loaded), of version 2.1 or later. Older
+/// NumPy exports DLPack 0.x alone, which refuses what a buffer describes (a read-only array,
+/// and `bool` before 1.25), so its arrays keep going through `__dlpack__`.
+#[cfg(all(
+    not(PyPy),
+    any(Py_3_11, not(Py_LIMITED_API)),
+    target_pointer_width = "64"
+))]
+fn is_numpy_ndarray(class: &Bound<'_, PyType>) -> PyResult<bool> {
+    let py = class.py();
+    if class.name()? != "ndarray" {
+        return Ok(false);
+    }
+    let modules = py
+        .import(intern!(py, "sys"))?
+        .getattr(intern!(py, "modules"))?;
+    let Ok(modules) = modules.cast_into::<pyo3::types::PyDict>() else {
+        return Ok(false);
+    };
+    let Some(numpy) = modules.get_item(intern!(py, "numpy"))? else {
+        return Ok(false);
+    };
+    let same = numpy
+        .getattr_opt(intern!(py, "ndarray"))?
+        .is_some_and(|ndarray| ndarray.is(class));
+    let Some(version) = numpy.getattr_opt(intern!(py, "__version__"))? else {
+        return Ok(false);
+    };
+    Ok(same && version.extract::<&str>().is_ok_and(numpy_exports_dlpack_1))
+}
+
+/// Whether a NumPy `__version__` (`2.1.0`, `2.5.0rc1`, `3.0.0.dev0+git…`) is 2.1 or later.
+#[cfg(all(
+    not(PyPy),
+    any(Py_3_11, not(Py_LIMITED_API)),
+    target_pointer_width = "64"
+))]
+fn numpy_exports_dlpack_1(version: &str) -> bool {
+    let mut parts = version.split('.');
+    let number = |part: Option<&str>| -> Option<u32> {
+        let digits = part?.split(|c: char| !c.is_ascii_digit()).next()?;
+        digits.parse().ok()
+    };
+    match (number(parts.next()), number(parts.next())) {
+        (Some(major), Some(minor)) => (major, minor) >= (2, 1),
+        _ => false,
+    }
 }
 
 /// The name of the capsule behind `__dlpack_c_exchange_api__`, which `dlpack.h` fixes.
@@ -174,6 +238,27 @@ fn look_up(class: &Bound<'_, PyType>) -> PyResult<ClassKind> {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(all(
+        not(PyPy),
+        any(Py_3_11, not(Py_LIMITED_API)),
+        target_pointer_width = "64"
+    ))]
+    #[test]
+    fn numpy_versions_with_dlpack_1() {
+        for version in [
+            "2.1.0",
+            "2.1.0rc1",
+            "2.5.5",
+            "2.10.0",
+            "3.0.0.dev0+git20260101.abc",
+        ] {
+            assert!(super::numpy_exports_dlpack_1(version), "{version}");
+        }
+        for version in ["2.0.2", "1.26.4", "1.9.3", "2", "", "x.y", "2.0rc1"] {
+            assert!(!super::numpy_exports_dlpack_1(version), "{version}");
+        }
+    }
+
     use pyo3::types::PyDict;
 
     use super::*;
