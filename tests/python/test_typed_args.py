@@ -9,6 +9,7 @@ held owned and read without the GIL.
 """
 
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -179,3 +180,160 @@ def test_nothing_leaks_when_extraction_fails():
     # of the array is back too.
     import sys
     assert sys.getrefcount(a) <= 3
+
+
+# NumPy arrays through the buffer protocol. A `numpy.ndarray` itself is read through its buffer
+# (dlpack-core's python/import/buffer.rs) by every form but `Owned`, and by `with_tensor_view`;
+# what the buffer cannot describe exactly goes through `__dlpack__`. `arg_meta(x, form)` gives
+# what an argument of that form sees (dtype, shape, strides, flags, address of the first
+# element, byte range) and whether it holds an import; a capsule from `__dlpack__` is imported
+# as it is, so `arg_meta(capsule)` is what the `__dlpack__` path sees of the same array.
+
+# The dtypes DLPack names that NumPy has, by NumPy's names and by the C types' characters
+# (`l` is int64 on 64-bit Unix and int32 on Windows; `q` is a distinct dtype of its own).
+NUMPY_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                "float16", "float32", "float64", "complex64", "complex128",
+                "b", "B", "h", "H", "i", "I", "l", "L", "q", "Q", "p", "P"]
+
+
+def dlpack_seen(a):
+    """What the `__dlpack__` path sees of `a` (and that it imported it)."""
+    meta, imported = dlpack_demo.arg_meta(a.__dlpack__(max_version=(1, 3)))
+    assert imported
+    return meta
+
+
+def layouts(dtype):
+    """One array of `dtype` per layout a buffer can describe."""
+    base = np.arange(24).astype(dtype).reshape(2, 3, 4)
+    itemsize = base.itemsize
+    yield "compact", base
+    yield "0-d", np.array(5).astype(dtype)
+    yield "empty", np.zeros((0, 3), dtype)
+    yield "transposed", base.T
+    yield "negative strides", base[::-1, :, ::-2]
+    yield "a column", base[:, 1:2, 1:]
+    yield "a new axis", base[:, None]
+    yield "one element", np.ones(1, dtype)
+    yield "broadcast", np.lib.stride_tricks.as_strided(base[0, 0], (4, 4), (0, itemsize))
+    # Not aligned: NumPy writes the format with `=` (standard sizes).
+    yield "unaligned", np.frombuffer(bytearray(8 * itemsize + 1), dtype, offset=1)
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+def test_numpy_arrays_are_read_through_their_buffer_as_dlpack_describes_them(dtype):
+    for layout, a in layouts(dtype):
+        expected = dlpack_seen(a)
+        # An axis of extent 0 or 1 goes through `__dlpack__`: NumPy's buffer works out the
+        # strides of a contiguous array, which may differ from the array's own there.
+        imported = any(extent <= 1 for extent in a.shape)
+        assert dlpack_demo.arg_meta(a) == (expected, imported), layout
+        assert dlpack_demo.arg_meta(a, "write") == (expected, imported), layout
+        assert dlpack_demo.view_meta(a) == expected, layout
+        # `Owned` hands its tensor over and may release it on any thread: `__dlpack__`.
+        assert dlpack_demo.arg_meta(a, "owned") == (expected, True), layout
+
+
+def test_writable_arrays_are_written_through_their_buffer():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::-2]
+    assert dlpack_demo.arg_meta(a, "write")[1] is False
+    dlpack_demo.scale(a, 10.0)
+    assert a.tolist() == [[20.0, 0.0], [50.0, 30.0]]
+
+
+def same_as_dlpack(a, form="read"):
+    """`a` goes through `__dlpack__`: the argument imports it, or refuses it with the very error
+    NumPy's `__dlpack__` raises."""
+    try:
+        capsule = a.__dlpack__(max_version=(1, 3))
+    except Exception as e:
+        with pytest.raises(type(e)) as ours:
+            dlpack_demo.arg_meta(a, form)
+        assert str(ours.value) == str(e)
+        with pytest.raises(type(e)) as ours:
+            dlpack_demo.view_meta(a)
+        assert str(ours.value) == str(e)
+        return
+    assert dlpack_demo.arg_meta(a, form) == (dlpack_demo.arg_meta(capsule)[0], True)
+
+
+def test_what_a_buffer_cannot_describe_exactly_goes_through_dlpack():
+    raw = np.zeros(4, dtype="i1,f4")
+    arrays = {
+        "byte-swapped": np.arange(3, dtype=">f4"),
+        "strides not a multiple of the item size": raw["f1"],
+        "long double": np.zeros(3, dtype=np.longdouble),
+        "structured": raw,
+        "datetime": np.zeros(3, dtype="M8[s]"),
+        "strings": np.zeros(3, dtype="U2"),
+        "objects": np.array([1, "a"], dtype=object),
+        "void": np.zeros(3, dtype="V2"),
+    }
+    for name, a in arrays.items():
+        same_as_dlpack(a)
+        same_as_dlpack(a, "write")
+
+
+def test_ml_dtypes_arrays_go_through_dlpack():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    for dtype in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.int4):
+        a = np.zeros((2, 3), dtype=dtype)
+        same_as_dlpack(a)
+
+
+def test_read_only_arrays_go_through_dlpack_and_keep_its_flags():
+    frozen = np.arange(3, dtype=np.float32)
+    frozen.flags.writeable = False
+    meta, imported = dlpack_demo.arg_meta(frozen)
+    assert imported and meta == dlpack_seen(frozen) and meta[3] == 1  # READ_ONLY
+    # Writeable arrays NumPy warns about writing: a read-only buffer, a writable DLPack tensor;
+    # telling the two apart must not make NumPy warn.
+    import warnings
+    broadcast = np.broadcast_arrays(np.zeros(3), np.zeros((2, 3)))[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        meta, imported = dlpack_demo.arg_meta(broadcast)
+        assert imported and meta[3] == 0
+        assert dlpack_demo.view_meta(broadcast) == meta
+
+
+def test_subclasses_go_through_their_own_dlpack():
+    class Sub(np.ndarray):
+        calls = 0
+
+        def __dlpack__(self, **kwargs):
+            type(self).calls += 1
+            return np.asarray(self).__dlpack__(**kwargs)
+
+    a = np.arange(4, dtype=np.float64).view(Sub)
+    assert dlpack_demo.sum(a) == 6.0
+    assert dlpack_demo.arg_meta(a)[1] is True
+    assert dlpack_demo.view_meta(a)[1] == [4]
+    assert Sub.calls == 3
+    memmap_like = np.arange(3.0).view(np.matrix)
+    assert dlpack_demo.arg_meta(memmap_like)[1] is True
+
+
+def test_the_buffer_is_released_on_every_path():
+    import gc
+    import resource
+    a = np.zeros((2, 3))
+    ints = np.zeros(3, dtype=np.int32)
+    before = sys.getrefcount(a), sys.getrefcount(ints)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(20_000):
+        assert dlpack_demo.nbytes(a) == 48
+        assert dlpack_demo.view_meta(a)[1] == [2, 3]
+        # Read through the buffer, then refused: the dtype, the rank, the layout.
+        with pytest.raises(TypeError):
+            dlpack_demo.sum(ints)
+        with pytest.raises(TypeError):
+            dlpack_demo.row_sums(a)
+        with pytest.raises(TypeError):
+            dlpack_demo.total_detached(a)
+    gc.collect()
+    assert (sys.getrefcount(a), sys.getrefcount(ints)) == before
+    # Four calls an iteration read the buffer: a buffer's Rust side (about 600 bytes) left
+    # behind by each would add some 48 MB.
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss
+    assert grown_kb < 6_000, f"{grown_kb} kB more"

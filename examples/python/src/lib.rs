@@ -44,7 +44,7 @@ mod dlpack_demo {
     #[pymodule_export]
     use super::tensor::{exchange_table_v2, nbytes, nbytes_of_view, sum};
     #[pymodule_export]
-    use super::typed::{row_sums, scale, total_detached};
+    use super::typed::{arg_meta, row_sums, scale, total_detached, view_meta};
     #[pymodule_export]
     use super::{DType, PyDevice, Tensor};
 

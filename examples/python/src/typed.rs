@@ -1,13 +1,18 @@
 //! Functions that take typed tensor arguments (`dlpack_core::python::TensorArg`) in each of
 //! their forms, for the tests of what each checks before the body runs: `row_sums` (a compact
 //! float32 matrix, read in place), `scale` (a float tensor written in place: a read-only one is
-//! refused), and `total_detached` (a float64 vector held owned, read without the GIL).
+//! refused), and `total_detached` (a float64 vector held owned, read without the GIL); and
+//! `arg_meta` / `view_meta`, what an argument of each form and `with_tensor_view` see of any
+//! tensor, for the tests that hold the NumPy buffer path to the `__dlpack__` one.
 
+use dlpack_core::DataType;
 use dlpack_core::Element;
 use dlpack_core::dispatch::Kernel;
+use dlpack_core::python::with_tensor_view;
 use dlpack_core::python::{TensorArg, tensor_args};
 use dlpack_core::tensor::IterMut;
-use dlpack_core::tensor::require::{ANY_NDIM, Compact, Owned, ReadWrite};
+use dlpack_core::tensor::TensorMeta;
+use dlpack_core::tensor::require::{ANY_NDIM, AnyDevice, Compact, Owned, ReadOnly, ReadWrite};
 use pyo3::prelude::*;
 
 use crate::tensor::Real;
@@ -66,4 +71,52 @@ pub fn scale(mut x: TensorArg<'_, Real, ANY_NDIM, ReadWrite>, by: f64) -> PyResu
 #[pyfunction]
 pub fn total_detached(py: Python<'_>, x: TensorArg<'_, f64, 1, Owned>) -> PyResult<f64> {
     Ok(py.detach(|| x.iter().map(Iterator::sum))?)
+}
+
+/// What `arg_meta` and `view_meta` return: the data type's name, shape, strides, flags, the
+/// address of the first element (data pointer plus byte offset) and the byte range.
+type Described = (String, Vec<i64>, Vec<i64>, u64, usize, (isize, isize));
+
+fn described(meta: &TensorMeta<'_>) -> Described {
+    let first = meta.data_ptr().addr() + meta.byte_offset() as usize;
+    let range = meta.byte_range();
+    (
+        meta.dtype().to_string(),
+        meta.shape().to_vec(),
+        meta.strides().to_vec(),
+        meta.flags().bits(),
+        first,
+        (range.start, range.end),
+    )
+}
+
+/// `arg_meta(x, form="read")`: the metadata a typed argument of any data type, rank and device
+/// sees, and whether it holds an import (`TensorArg::into_tensor`; not for a tensor lent
+/// through its type's exchange table, nor a NumPy array read through its buffer). `form` is
+/// `"read"` (`ReadOnly`), `"write"` (`ReadWrite`) or `"owned"` (`Owned`).
+#[pyfunction]
+#[pyo3(signature = (x, form = "read"))]
+pub fn arg_meta(x: &Bound<'_, PyAny>, form: &str) -> PyResult<(Described, bool)> {
+    fn seen<A: dlpack_core::tensor::require::Requirement>(
+        x: TensorArg<'_, DataType, ANY_NDIM, AnyDevice<A>>,
+    ) -> (Described, bool) {
+        let meta = described(&x.view());
+        (meta, x.into_tensor().is_some())
+    }
+    Ok(match form {
+        "read" => seen::<ReadOnly>(x.extract()?),
+        "write" => seen::<ReadWrite>(x.extract()?),
+        "owned" => seen::<Owned>(x.extract()?),
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "no form {form:?}"
+            )));
+        }
+    })
+}
+
+/// `view_meta(x)`: the metadata `with_tensor_view` lends of any tensor.
+#[pyfunction]
+pub fn view_meta(x: &Bound<'_, PyAny>) -> PyResult<Described> {
+    with_tensor_view(x, |view| described(&view))
 }
