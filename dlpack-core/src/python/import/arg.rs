@@ -343,12 +343,20 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     ))]
     #[inline(always)]
     fn from_ndarray(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
-        // SAFETY: `meta` is kept in the argument beside the buffer, declared before it, so it
-        // is dropped first; on a refusal both are dropped here.
-        match unsafe { buffer::lend(obj) } {
-            Some((meta, buffer)) => Self::checked(obj, names, meta, Keeper::Buffer(buffer)),
-            None => Self::imported(obj, names),
+        if let Some((raw, buffer)) = buffer::lend(obj) {
+            // SAFETY: the shape and strides `raw` points to stay valid and unchanged while
+            // `buffer` is held (`lend`), which the argument keeps beside the metadata, declared
+            // after it, so that the metadata is dropped first; on a refusal both are dropped
+            // here. The data is read as every import from Python is (`view`).
+            let meta = unsafe { TensorMeta::new(&raw, Flags::EMPTY, StridesRule::NullIsCompact) };
+            if let Ok(meta) = meta {
+                // SAFETY: only the lifetime changes: the metadata borrows the shape and
+                // strides `raw` points to, which live as long as `buffer` (above), not `raw`.
+                let meta = unsafe { core::mem::transmute::<TensorMeta<'_>, TensorMeta<'a>>(meta) };
+                return Self::checked(obj, names, meta, Keeper::Buffer(buffer));
+            }
         }
+        Self::imported(obj, names)
     }
 
     /// The tensor imported through `__dlpack__` (or an exchange table's owning export).

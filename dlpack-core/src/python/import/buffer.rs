@@ -58,9 +58,6 @@ use pyo3::prelude::*;
 
 use crate::ffi::{DLDataTypeCode, DLTensor};
 use crate::python::class_cache;
-use crate::tensor::Flags;
-use crate::tensor::import::meta::TensorMeta;
-use crate::tensor::import::validate::StridesRule;
 use crate::tensor::limits::MAX_NDIM;
 use crate::{DataType, Device};
 
@@ -119,17 +116,18 @@ pub(crate) fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
     class_cache::is_ndarray(obj.get_type_ptr())
 }
 
-/// The metadata of `obj`, a `numpy.ndarray` itself ([`is_ndarray`]), read from its buffer, with
-/// the buffer that keeps it valid; `None` where the buffer does not describe exactly what
-/// `__dlpack__` would export (see the module documentation), and `__dlpack__` must be asked.
-/// Nothing is left held on that path, nor an exception set.
-///
-/// # Safety
-///
-/// The metadata is not used after the buffer is dropped. Moving the buffer is allowed: the
-/// shape the metadata points to is NumPy's, the strides are in the buffer's own allocation.
-#[inline]
-pub(crate) unsafe fn lend<'x>(obj: &Bound<'_, PyAny>) -> Option<(TensorMeta<'x>, ArrayBuffer)> {
+/// The tensor `obj`, a `numpy.ndarray` itself ([`is_ndarray`]), is, as its buffer describes
+/// it, with the buffer that keeps the shape and strides it points to valid and unchanged
+/// (NumPy's shape, which the array keeps until it dies, which the buffer's reference prevents;
+/// the strides in elements, in the buffer's own allocation, which moving the buffer does not
+/// move); `None` where the buffer does not describe exactly what `__dlpack__` would export (see
+/// the module documentation), and `__dlpack__` must be asked. Nothing is left held on that
+/// path, nor an exception set. Its metadata is validated by the caller (`TensorMeta::new`, with
+/// no flags), and falls back to `__dlpack__` where validation refuses it: the metadata is
+/// built where it is kept, as the exchange table's is, because every move of it through a
+/// return value costs more than the checks (docs/decisions.md, "Typed access").
+#[inline(always)]
+pub(crate) fn lend(obj: &Bound<'_, PyAny>) -> Option<(DLTensor, ArrayBuffer)> {
     let mut block = Box::<Held>::new_uninit();
     let held = block.as_mut_ptr();
     // SAFETY: `held` points to the new allocation, whose `view` field this initialises; the
@@ -155,14 +153,7 @@ pub(crate) unsafe fn lend<'x>(obj: &Bound<'_, PyAny>) -> Option<(TensorMeta<'x>,
     if view.readonly != 0 {
         return None;
     }
-    // SAFETY: the shape is NumPy's, valid and unchanged while the buffer is held (the array
-    // keeps it until it dies, which the buffer's reference prevents), the strides are the
-    // buffer's allocation, written above; the caller drops the metadata first.
-    let meta = unsafe { TensorMeta::new(&raw, Flags::EMPTY, StridesRule::NullIsCompact) }.ok()?;
-    // SAFETY: only the lifetime changes: the metadata borrows the shape and strides `raw`
-    // points to, which live as long as the buffer (above), not `raw` itself.
-    let meta = unsafe { core::mem::transmute::<TensorMeta<'_>, TensorMeta<'x>>(meta) };
-    Some((meta, buffer))
+    Some((raw, buffer))
 }
 
 /// The tensor a buffer describes, on the CPU, its strides converted to elements in `strides`;
@@ -290,6 +281,9 @@ mod tests {
 
     use super::*;
     use crate::ffi::DLDataTypeCode as Code;
+    use crate::tensor::Flags;
+    use crate::tensor::import::meta::TensorMeta;
+    use crate::tensor::import::validate::StridesRule;
 
     /// Every format NumPy writes for the dtypes DLPack names, and what else a buffer may say.
     #[test]

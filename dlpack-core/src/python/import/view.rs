@@ -143,14 +143,20 @@ fn imported_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R)
 ))]
 #[inline(always)]
 fn ndarray_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
-    // SAFETY: the metadata goes into the view, which lives only inside `f`, before `buffer`
-    // is dropped.
-    let Some((meta, buffer)) = (unsafe { buffer::lend(obj) }) else {
+    let Some((raw, buffer)) = buffer::lend(obj) else {
         return imported_view(obj, f);
     };
-    // SAFETY: the elements are readable and unwritten while the buffer is held (the contract
-    // of every import from Python, tensor/mod.rs "Imports"), which it is until `f` returns.
-    let result = f(unsafe { TensorView::from_meta(meta) });
+    // SAFETY: the shape and strides `raw` points to stay valid and unchanged while `buffer` is
+    // held (`lend`), which it is until `f` returns, and the view lives only inside `f`; the
+    // elements are readable and unwritten meanwhile, the contract of every import from Python
+    // (tensor/mod.rs, "Imports").
+    let Ok(view) = (unsafe {
+        TensorView::from_dl_tensor(&raw, Flags::EMPTY, crate::ffi::DLPackVersion::CURRENT)
+    }) else {
+        drop(buffer);
+        return imported_view(obj, f);
+    };
+    let result = f(view);
     drop(buffer);
     Ok(result)
 }
