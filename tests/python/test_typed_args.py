@@ -234,6 +234,22 @@ def test_numpy_arrays_are_read_through_their_buffer_as_dlpack_describes_them(dty
         assert dlpack_demo.arg_meta(a, "owned") == (expected, True), layout
 
 
+def test_the_first_array_of_a_process_is_read_through_its_buffer():
+    """The classifier meets `numpy.ndarray` on the first call, which takes the buffer already
+    (in a process of its own: this one has met the class)."""
+    import subprocess
+
+    def first_call(code):
+        prelude = "import numpy, dlpack_demo; a = numpy.arange(3.0)\n"
+        return subprocess.run([sys.executable, "-c", prelude + code], capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    assert first_call("print(dlpack_demo.arg_meta(a)[1])") == "False"
+    assert first_call("v = dlpack_demo.view_meta(a)\n"
+                      "print(v == dlpack_demo.arg_meta(a.__dlpack__(max_version=(1, 3)))[0])"
+                      ) == "True"
+
+
 def test_writable_arrays_are_written_through_their_buffer():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::-2]
     assert dlpack_demo.arg_meta(a, "write")[1] is False
