@@ -250,6 +250,25 @@ def test_the_first_array_of_a_process_is_read_through_its_buffer():
                       ) == "True"
 
 
+def test_the_dtype_cache_keeps_every_answer():
+    """The data type a dtype's buffer format maps to is remembered per dtype object, and the
+    next array of it is asked for without the format: the first array of a new dtype object
+    (one with metadata is new each time) and the next ones, aligned or not, give the same
+    metadata as `__dlpack__`, and what goes through `__dlpack__` still does."""
+    for dtype in ("f4", "i8", "?", "c16", ">f4", "M8[s]"):
+        dt = np.dtype(dtype, metadata={"fresh": object()})
+        for a in (np.arange(6).astype(dt).reshape(2, 3), np.arange(4).astype(dt),
+                  np.frombuffer(bytearray(4 * dt.itemsize + 1), dt, offset=1)):
+            for _ in range(2):
+                if dt.kind in "biufc" and dt.isnative:
+                    assert dlpack_demo.arg_meta(a) == (dlpack_seen(a), False), dtype
+                else:
+                    same_as_dlpack(a)
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    for _ in range(3):
+        same_as_dlpack(np.zeros(3, dtype=ml_dtypes.bfloat16))
+
+
 def test_writable_arrays_are_written_through_their_buffer():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::-2]
     assert dlpack_demo.arg_meta(a, "write")[1] is False

@@ -1,187 +1,54 @@
-//! NumPy arrays read through CPython's buffer protocol: how [`TensorArg`](super::TensorArg)
-//! and [`with_tensor_view`](super::with_tensor_view) borrow an exact `numpy.ndarray` without
-//! calling its `__dlpack__`, whose capsule, made and consumed on every call, costs about 200 ns
-//! (more than everything else a typed argument does; rust-numpy's `PyReadonlyArray` takes 90).
-//!
-//! `PyObject_GetBuffer(array, PyBUF_RECORDS_RO)` is NumPy's documented buffer export: the
-//! data pointer, shape, byte strides, item size, `struct`-module format string and whether
-//! the array is read-only, valid until the buffer is released (the C API's
-//! `PyObject_GetBuffer`/`PyBuffer_Release`, in the limited API from 3.11). Nothing of NumPy's private
-//! structs is read. The buffer (which holds a reference to the array) is kept for as long as
-//! the metadata is used, inside the argument or around `with_tensor_view`'s closure, and
-//! released when it is dropped, whichever way that happens.
-//!
-//! The path is taken only where the buffer describes exactly the tensor `__dlpack__` would
-//! export, so that nothing a caller sees depends on which path ran (the same metadata, the
-//! same refusals and errors):
-//!
-//! - the object is a `numpy.ndarray` itself, of NumPy 2.1 or later (the first to export
-//!   DLPack 1.0), found by its type pointer, which the classifier remembers the first time it
-//!   meets the class (`values/classify.rs`); a subclass (`numpy.memmap`, `numpy.matrix`, a
-//!   class of yours, which may override `__dlpack__`) and every other library go through
-//!   `__dlpack__`;
-//! - the array is writable (below);
-//! - the format is one item of a type DLPack names, in native byte order
-//!   ([`format_data_type`]: `?`, `b` `B` `h` `H` `i` `I` `l` `L` `q` `Q` `n` `N`, `e` `f` `d`,
-//!   `Zf` `Zd`, after an optional `@`, `=`, or the `<`/`>`/`!` of the machine's own order),
-//!   whose size is the buffer's item size;
-//! - every axis has two elements or more: NumPy's buffer gives a contiguous array (C or
-//!   Fortran order) strides worked out from its shape (`buffer.c`, `_buffer_info_new`) where
-//!   `__dlpack__` exports the array's own, and the two can differ only on an axis of extent 1
-//!   (whose stride NumPy leaves free) or in an array with no elements;
-//! - the byte strides are multiples of the item size (NumPy's export divides them), and there
-//!   are no suboffsets.
-//!
-//! Anything else is asked for through `__dlpack__`, which decides and raises what it raises:
-//! a dtype the buffer cannot describe (ml_dtypes' `bfloat16` and float8 types, datetimes,
-//! strings, structured and void dtypes; `longdouble`, which NumPy exports only where it is
-//! 64 bits), a byte-swapped array, an axis of extent 0 or 1, other strides, a read-only
-//! array, a buffer NumPy refuses.
-//! The address is NumPy's data pointer with no byte offset, on the CPU, as NumPy's export
-//! gives it.
-//!
-//! Read-only: a buffer that is not read-only is a writable array, which `__dlpack__` exports
-//! without `READ_ONLY`. A read-only buffer goes through `__dlpack__`: it is either an array
-//! that is not writeable, or a writeable one NumPy warns about writing (`WARN_ON_WRITE`: the
-//! arrays `numpy.broadcast_arrays` returns), which `__dlpack__` exports as writable, and the
-//! public way to tell the two apart (`flags.writeable`) makes NumPy warn.
-//!
-//! The data is then read as an import from `__dlpack__` reads it (tensor/mod.rs, "Imports"):
-//! Python code that writes the array while a Rust view reads it breaks the view's contract,
-//! as it does for every Rust binding of NumPy.
+//! What a NumPy array's buffer says, as DLPack metadata: the data type its `struct`-module
+//! format names, and the tensor its item size, shape and byte strides describe. Pure
+//! functions over a filled `Py_buffer`, which call no interpreter (their tests run under Miri).
 
 use core::ffi::CStr;
 use core::mem::MaybeUninit;
 
 use pyo3::ffi;
-use pyo3::prelude::*;
 
 use crate::ffi::{DLDataTypeCode, DLTensor};
-use crate::python::class_cache;
 use crate::tensor::limits::MAX_NDIM;
 use crate::{DataType, Device};
 
-// The buffer's shape is NumPy's `npy_intp` array, read in place as DLPack's `int64_t` one:
-// this path is built for 64-bit targets only (`import/mod.rs`).
-const _: () = assert!(
-    size_of::<ffi::Py_ssize_t>() == size_of::<i64>()
-        && align_of::<ffi::Py_ssize_t>() == align_of::<i64>()
-);
-
-/// A NumPy array's buffer, held: released (the thread attached to the interpreter) when
-/// dropped.
-pub(crate) struct ArrayBuffer(Box<Held>);
-
-/// What an [`ArrayBuffer`] keeps, in one allocation whose address does not change while the
-/// buffer is held (the buffer protocol's consumers keep a `Py_buffer` in place, as PyO3's
-/// `PyBuffer` does).
-struct Held {
-    /// What `PyObject_GetBuffer` filled; it owns a reference to the array.
-    view: ffi::Py_buffer,
-    /// The strides in elements, as DLPack metadata has them (the buffer's are in bytes): the
-    /// first `ndim` are written before any metadata points at them.
-    strides: [MaybeUninit<i64>; MAX_NDIM],
-}
-
-// SAFETY: an `ArrayBuffer` offers nothing but its drop, which attaches the thread to the
-// interpreter before releasing the buffer (`PyBuffer_Release` needs it), on whatever thread it
-// runs; its pointers are NumPy's, valid until then.
-unsafe impl Send for ArrayBuffer {}
-// SAFETY: `&ArrayBuffer` gives access to nothing.
-unsafe impl Sync for ArrayBuffer {}
-
-impl Drop for ArrayBuffer {
-    fn drop(&mut self) {
-        let view: *mut ffi::Py_buffer = &mut self.0.view;
-        // Attached in the common case, where the function that took the argument drops it:
-        // the thread state says so for less than PyO3's `attach` (two thread-local accesses
-        // through `__tls_get_addr` in an extension module), which covers the other cases.
-        #[cfg(not(Py_LIMITED_API))]
-        // SAFETY: reads the calling thread's state, which needs no attached thread.
-        if !unsafe { ffi::compat::PyThreadState_GetUnchecked() }.is_null() {
-            // SAFETY: as below; the thread has a thread state, so it is attached.
-            unsafe { ffi::PyBuffer_Release(view) };
-            return;
-        }
-        // SAFETY: the buffer was filled by a successful `PyObject_GetBuffer` (an `ArrayBuffer`
-        // is made only then) and is released once, here, with the thread attached.
-        Python::attach(|_| unsafe { ffi::PyBuffer_Release(view) });
-    }
-}
-
-/// Whether `obj` is a `numpy.ndarray` itself, by its type pointer, once the classifier has met
-/// the class.
-#[inline]
-pub(crate) fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
-    class_cache::is_ndarray(obj.get_type_ptr())
-}
-
-/// The tensor `obj`, a `numpy.ndarray` itself ([`is_ndarray`]), is, as its buffer describes
-/// it, with the buffer that keeps the shape and strides it points to valid and unchanged
-/// (NumPy's shape, which the array keeps until it dies, which the buffer's reference prevents;
-/// the strides in elements, in the buffer's own allocation, which moving the buffer does not
-/// move); `None` where the buffer does not describe exactly what `__dlpack__` would export (see
-/// the module documentation), and `__dlpack__` must be asked. Nothing is left held on that
-/// path, nor an exception set. Its metadata is validated by the caller (`TensorMeta::new`, with
-/// no flags), and falls back to `__dlpack__` where validation refuses it: the metadata is
-/// built where it is kept, as the exchange table's is, because every move of it through a
-/// return value costs more than the checks (docs/decisions.md, "Typed access").
-#[inline(always)]
-pub(crate) fn lend(obj: &Bound<'_, PyAny>) -> Option<(DLTensor, ArrayBuffer)> {
-    let mut block = Box::<Held>::new_uninit();
-    let held = block.as_mut_ptr();
-    // SAFETY: `held` points to the new allocation, whose `view` field this initialises; the
-    // strides are `MaybeUninit` and need nothing.
-    let mut block = unsafe {
-        (&raw mut (*held).view).write(ffi::Py_buffer::new());
-        block.assume_init()
-    };
-    // SAFETY: `obj` is alive and the thread attached (a `Bound`); `block.view` is a
-    // `Py_buffer` to fill.
-    if unsafe { ffi::PyObject_GetBuffer(obj.as_ptr(), &mut block.view, ffi::PyBUF_RECORDS_RO) } != 0
-    {
-        // NumPy refused (a dtype the buffer protocol cannot carry): `__dlpack__` will say
-        // what it says.
-        drop(PyErr::take(obj.py()));
-        return None;
-    }
-    // Released on every return from here on.
-    let mut buffer = ArrayBuffer(block);
-    let Held { view, strides } = &mut *buffer.0;
-    // SAFETY: `view` was filled by `PyObject_GetBuffer` with `PyBUF_RECORDS_RO`.
-    let raw = unsafe { describe(view, strides) }?;
-    if view.readonly != 0 {
-        return None;
-    }
-    Some((raw, buffer))
-}
-
-/// The tensor a buffer describes, on the CPU, its strides converted to elements in `strides`;
-/// `None` where it may not be what `__dlpack__` would export: a format [`format_data_type`]
-/// does not map, suboffsets, an axis of extent 0 or 1 (whose stride NumPy's buffer may have
-/// worked out rather than given), strides that are not multiples of the item size, more than
-/// [`MAX_NDIM`] dimensions.
+/// The data type a buffer's format names for its items (a null format is unsigned bytes, as
+/// the buffer protocol says), by [`format_data_type`].
 ///
 /// # Safety
 ///
-/// `view` is valid: `format` null or a NUL-terminated string; when `ndim > 0`, `shape` and
-/// `strides` null or pointing to `ndim` readable values.
-unsafe fn describe(
-    view: &ffi::Py_buffer,
-    strides: &mut [MaybeUninit<i64>; MAX_NDIM],
-) -> Option<DLTensor> {
-    let itemsize = usize::try_from(view.itemsize).ok()?;
+/// `view.format` is null or a NUL-terminated string.
+pub(crate) unsafe fn buffer_data_type(view: &ffi::Py_buffer) -> Option<DataType> {
     let format = if view.format.is_null() {
-        // The buffer protocol's default: unsigned bytes.
         b"B".as_slice()
     } else {
         // SAFETY: a NUL-terminated string (the caller's contract).
         unsafe { CStr::from_ptr(view.format) }.to_bytes()
     };
-    let dtype = format_data_type(format, itemsize)?;
+    format_data_type(format, usize::try_from(view.itemsize).ok()?)
+}
+
+/// The tensor of `data_type` a buffer describes, on the CPU, its strides converted to
+/// elements in `strides`; `None` where it may not be what `__dlpack__` would export: an item
+/// size that is not `data_type`'s, suboffsets, an axis of extent 0 or 1 (whose stride NumPy's
+/// buffer may have worked out rather than given), strides that are not multiples of the item
+/// size, more dimensions than `strides` holds (or than [`MAX_NDIM`]).
+///
+/// # Safety
+///
+/// When `ndim > 0`, `view.shape` and `view.strides` are null or point to `ndim` readable
+/// values.
+pub(crate) unsafe fn describe(
+    view: &ffi::Py_buffer,
+    data_type: DataType,
+    strides: &mut [MaybeUninit<i64>],
+) -> Option<DLTensor> {
+    let itemsize = usize::try_from(view.itemsize).ok()?;
+    if itemsize == 0 || itemsize != data_type.itemsize() || data_type.lanes != 1 {
+        return None;
+    }
     let ndim = usize::try_from(view.ndim)
         .ok()
-        .filter(|&ndim| ndim <= MAX_NDIM)?;
+        .filter(|&ndim| ndim <= strides.len().min(MAX_NDIM))?;
     if !view.suboffsets.is_null() || (ndim > 0 && (view.shape.is_null() || view.strides.is_null()))
     {
         return None;
@@ -200,7 +67,7 @@ unsafe fn describe(
     if shape.iter().any(|&extent| extent <= 1) {
         return None;
     }
-    // Not 0: `format_data_type` names only types of 1 to 16 bytes, equal to `itemsize`.
+    // Not 0 (checked above).
     let step = view.itemsize;
     for (out, &stride) in strides.iter_mut().zip(byte_strides) {
         if stride % step != 0 {
@@ -212,7 +79,7 @@ unsafe fn describe(
         data: view.buf,
         device: Device::CPU,
         ndim: view.ndim,
-        dtype,
+        dtype: data_type,
         shape: view.shape.cast::<i64>(),
         strides: strides.as_mut_ptr().cast::<i64>(),
         byte_offset: 0,
@@ -417,7 +284,9 @@ mod tests {
     fn meta_of(view: &ffi::Py_buffer) -> Option<(Vec<i64>, Vec<i64>, DataType, bool)> {
         let mut strides = [MaybeUninit::uninit(); MAX_NDIM];
         // SAFETY: `view` points to live arrays of `ndim` values and a C string.
-        let raw = unsafe { describe(view, &mut strides) }?;
+        let data_type = unsafe { buffer_data_type(view) }?;
+        // SAFETY: as above.
+        let raw = unsafe { describe(view, data_type, &mut strides) }?;
         // SAFETY: the shape and the strides live for this function.
         let meta =
             unsafe { TensorMeta::new(&raw, Flags::EMPTY, StridesRule::NullIsCompact) }.unwrap();
@@ -517,6 +386,17 @@ mod tests {
         let (mut shape, mut strides) = ([1_isize; MAX_NDIM + 1], [1_isize; MAX_NDIM + 1]);
         let view = buffer(&mut data, c"B", 1, &mut shape, &mut strides);
         assert_eq!(meta_of(&view), None);
+        // A data type known beforehand (the dtype cache's) whose size is not the item size,
+        // and more dimensions than the strides given hold.
+        let (mut shape, mut strides) = ([4_isize], [4_isize]);
+        let view = buffer(&mut data, c"f", 4, &mut shape, &mut strides);
+        let mut room = [MaybeUninit::uninit(); 1];
+        // SAFETY: `view` points to live arrays of one value.
+        assert!(unsafe { describe(&view, DataType::F64, &mut room) }.is_none());
+        // SAFETY: as above.
+        assert!(unsafe { describe(&view, DataType::F32, &mut room) }.is_some());
+        // SAFETY: as above.
+        assert!(unsafe { describe(&view, DataType::F32, &mut []) }.is_none());
         // A null format is unsigned bytes.
         let (mut shape, mut strides) = ([4_isize], [1_isize]);
         let mut view = buffer(&mut data, c"B", 1, &mut shape, &mut strides);
