@@ -215,10 +215,20 @@
 //! **Consumer.** [`import_tensor`] looks `__dlpack_c_exchange_api__` up on the object's *type*,
 //! once per type (with the protocol kind, in the same cache, as TVM FFI caches its per-type
 //! decision), takes the first table of major version 1 in the `prev_api` chain (a newer table
-//! alone is no table: `__dlpack__` is asked), and exports through it before `__dlpack__`. A
-//! `BufferError` from the table, a tensor on another device than `device=` asks for, or a
-//! device where the producer names a current work stream (the table does not synchronise)
-//! sends it to `__dlpack__` as before, as does a consumer stream of its own.
+//! alone is no table: `__dlpack__` is asked), and exports through it before `__dlpack__`. Only
+//! a table the type publishes itself is used: a subclass that inherits its base's table (and
+//! may override `__dlpack__`) is asked through `__dlpack__`. Any exception from the table, a
+//! tensor on another device than `device=` asks for, or a device where the producer names a
+//! current work stream (the table does not synchronise) sends it to `__dlpack__` as before,
+//! as does a consumer stream of its own: a table's failure never reaches the caller as it is.
+//!
+//! PyTorch's table (2.10 and later) skips the checks its `__dlpack__` makes, and would hand
+//! over a conjugate view's underlying values, or a tensor that requires gradient, without an
+//! error. A `torch.Tensor` goes through the table only when it is strided, requires no
+//! gradient and is no conjugate view; otherwise `__dlpack__` refuses it with PyTorch's own
+//! `BufferError`. A negated view (`t.conj().imag`), which PyTorch 2.15's `__dlpack__` exports
+//! with wrong values too, is refused with a `BufferError` whichever way it would go. (TVM FFI
+//! 0.1.15's `from_dlpack` takes PyTorch's table without these checks.)
 //!
 //! **Kernels.** [`with_tensor_view`] lends a validated [`TensorView`](crate::tensor::TensorView)
 //! of any Python tensor for the duration of a closure: through `dltensor_from_py_object_no_sync`

@@ -4,7 +4,8 @@
 //! An import asks the producer for its tensor (`ask.rs`: through the C exchange table a tensor
 //! class publishes, `table.rs`, or `__dlpack__`) and checks what came back against what was
 //! asked (`settle.rs`), copying on the host where the consumer asked for a copy the producer
-//! did not make (`host_copy.rs`). With feature
+//! did not make (`host_copy.rs`). A PyTorch tensor is checked first for what a DLPack export of
+//! it cannot describe, which PyTorch's exchange table does not check (`torch.rs`). With feature
 //! `cuda`, `cuda/` wraps the same two steps with the stream rule of `__dlpack__` and the
 //! consumer's decisions, and [`from_dlpack`] goes through it.
 //!
@@ -14,7 +15,7 @@
 //! view
 //! cuda
 //! ask settle
-//! host_copy table
+//! host_copy table torch
 //! ```
 
 mod ask;
@@ -25,6 +26,7 @@ mod settle;
 mod table;
 #[cfg(test)]
 mod tests;
+mod torch;
 mod view;
 
 use pyo3::prelude::*;

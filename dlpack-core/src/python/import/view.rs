@@ -1,13 +1,15 @@
 //! [`with_tensor_view`]: a borrowed, validated view of any Python tensor, for a kernel.
 
-use pyo3::exceptions::PyBufferError;
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 use crate::Device;
 use crate::ffi::DLTensor;
 use crate::python::error::buffer_error;
+use crate::python::import::ask::after_table;
 use crate::python::import::import_tensor;
 use crate::python::import::table::Table;
+use crate::python::import::torch;
 use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::{Flags, TensorView};
 
@@ -65,8 +67,19 @@ pub fn with_tensor_view<R>(
     obj: &Bound<'_, PyAny>,
     f: impl FnOnce(TensorView<'_>) -> R,
 ) -> PyResult<R> {
-    if let AsTensor::Tensor { table: Some(table) } = as_tensor(&obj.get_type())? {
-        let table = Table(table);
+    let AsTensor::Tensor { table, torch } = as_tensor(&obj.get_type())? else {
+        // Not a tensor class: `import_tensor` says so (or takes a capsule).
+        return with_imported(obj, f);
+    };
+    if torch {
+        torch::refuse_negated(obj)?;
+    }
+    let table = match table {
+        Some(table) if !torch || torch::table_describes(obj)? => Some(Table(table)),
+        _ => None,
+    };
+    let mut table_error = None;
+    if let Some(table) = table {
         let mut raw = DLTensor {
             data: core::ptr::null_mut(),
             device: Device::CPU,
@@ -89,11 +102,17 @@ pub fn with_tensor_view<R>(
                 return Ok(f(view));
             }
             Ok(_) => {}
-            // What a `DLTensor` cannot say (a read-only tensor) goes the owning way.
-            Err(err) if err.is_instance_of::<PyBufferError>(obj.py()) => {}
+            // What a `DLTensor` cannot say (a read-only tensor) goes the owning way, as does
+            // whatever else the table fails on: `__dlpack__` raises the protocol's own error.
+            Err(err) if err.is_instance_of::<PyException>(obj.py()) => table_error = Some(err),
             Err(err) => return Err(err),
         }
     }
+    with_imported(obj, f).map_err(|err| after_table(obj.py(), err, table_error))
+}
+
+/// `f` with a view of what [`import_tensor`] imports of `obj`.
+fn with_imported<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
     let tensor = import_tensor(obj, None, None)?;
     let view = tensor.view().map_err(buffer_error)?;
     Ok(f(view))
