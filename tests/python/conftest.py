@@ -15,6 +15,7 @@ any peer: each is imported with `pytest.importorskip`, so a missing one skips wi
 import gc
 import importlib.metadata
 import importlib.util
+import pathlib
 import sys
 
 import pytest
@@ -84,6 +85,43 @@ def imports_frozen():
     gc.freeze()
     yield
     gc.unfreeze()
+
+
+# --- no Rust path in any message that reaches Python ----------------------------------------------
+#
+# Every exception that reaches a test's own code (raised by a call it makes into dlpack_demo, mini
+# or a peer, caught by pytest.raises or not) is looked at as it is raised, through
+# sys.monitoring's RAISE event (CPython 3.12 and later; the oldest CPython's run goes without):
+# a message that holds `::`, the separator of a Rust path (`dlpack_demo::dtype::DType`), fails
+# the test. Messages name Python things. A peer's own message may hold `::` (PyTorch's C++
+# errors name `c10::Error`): those come from a peer's module and are let through by
+# `FOREIGN_PATHS`.
+
+TESTS = str(pathlib.Path(__file__).parent)
+FOREIGN_PATHS = ("c10::", "at::", "std::", "torch::", "xla::", "jax::", "tvm::", "ffi::", "paddle::", "phi::")
+rust_paths = []  # (test, exception) of the messages that hold one, since the test began
+
+
+def look_for_rust_paths(code, offset, exception):
+    if not code.co_filename.startswith(TESTS):
+        return
+    message = str(exception)
+    if "::" in message and not any(path in message for path in FOREIGN_PATHS):
+        rust_paths.append(f"{type(exception).__name__}: {message}")
+
+
+MONITORING = getattr(sys, "monitoring", None)
+if MONITORING is not None:
+    MONITORING.use_tool_id(MONITORING.DEBUGGER_ID, "dlpack-rust-paths")
+    MONITORING.register_callback(MONITORING.DEBUGGER_ID, MONITORING.events.RAISE, look_for_rust_paths)
+    MONITORING.set_events(MONITORING.DEBUGGER_ID, MONITORING.events.RAISE)
+
+
+@pytest.fixture(autouse=True)
+def no_rust_paths_in_messages():
+    rust_paths.clear()
+    yield
+    assert not rust_paths, f"a message that reached Python names a Rust path: {rust_paths}"
 
 
 @pytest.hookimpl(wrapper=True)

@@ -32,7 +32,7 @@ NUMPY_NATIVE = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "u
 FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e4m3b11fnuz",
           "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu"]
 # The dtypes of ours that ml_dtypes adds to NumPy.
-ML_DTYPES = ["bfloat16", *FLOAT8, "float4_e2m1fn", "complex32"]
+ML_DTYPES = ["bfloat16", *FLOAT8, "float4_e2m1fn", "complex32", "bcomplex32"]
 # Every dtype of ours JAX has (JAX has no complex32).
 JAX = [*NUMPY_NATIVE, "bfloat16", *FLOAT8, "float4_e2m1fn"]
 
@@ -46,7 +46,7 @@ def python_values(array):
     """The elements of a NumPy array (ml_dtypes' included) as Python scalars, as tolist() gives."""
     if array.dtype.kind in "biu":
         return array.tolist()
-    if array.dtype.name.startswith("complex"):
+    if "complex" in array.dtype.name:  # complex32, bcomplex32 too
         return array.astype(np.complex128).tolist()
     return array.astype(np.float64).tolist()
 
@@ -258,6 +258,45 @@ def test_arange_matches_numpy_arange_cast(name):
     assert all(same(a, b) for a, b in zip(t.tolist(), expected)), (t.tolist(), expected)
 
 
+# --- NumPy's own DLPack with ml_dtypes' types ----------------------------------------------------
+
+# ml_dtypes 0.7 registers its types with NumPy 2.5's `np.dtypes.register_dlpack_dtype` when it is
+# imported, and NumPy then exports and imports them through DLPack (bfloat16, the float8 family,
+# complex32, bcomplex32; not float4_e2m1fn); with ml_dtypes 0.6, NumPy refuses them both ways.
+NUMPY_DLPACK_ML_DTYPES = peer_version("ml-dtypes") >= (0, 7) and hasattr(np.dtypes, "register_dlpack_dtype")
+
+
+@pytest.mark.parametrize("name", ["bfloat16", *FLOAT8, "complex32", "bcomplex32"])
+def test_numpy_exchanges_ml_dtypes_arrays_through_dlpack_with_ml_dtypes_0_7(name):
+    with np.errstate(invalid="ignore"):  # float8_e8m0fnu has no zero: NaN
+        a = np.arange(4).astype(scalar_type(name))
+    ours = dlpack_demo.arange(4, dtype=name)
+    if not NUMPY_DLPACK_ML_DTYPES:
+        with pytest.raises(BufferError):
+            dlpack_demo.from_dlpack(a)
+        with pytest.raises(BufferError):
+            np.from_dlpack(ours)
+        return
+    t = dlpack_demo.from_dlpack(a)
+    assert t.dtype == getattr(DType, name)
+    assert all(same(x, y) for x, y in zip(t.tolist(), python_values(a)))
+    a[1] = a[2]  # shared, not copied
+    assert same(t.tolist()[1], python_values(a)[2])
+    back = np.from_dlpack(ours)
+    assert back.dtype == np.dtype(scalar_type(name))
+    assert all(same(x, y) for x, y in zip(python_values(back), ours.tolist()))
+
+
+def test_bcomplex32_both_ways():
+    # DLPack's kDLBcomplex (code 18): two bfloat16s, as ml_dtypes and PyTorch 2.15 have it.
+    assert (DType.bcomplex32.__dlpack_data_type__(), DType.bcomplex32.itemsize) == ((18, 32, 1), 4)
+    assert DType(ml_dtypes.bcomplex32) == DType(np.dtype(ml_dtypes.bcomplex32)) == DType.bcomplex32
+    assert DType.bcomplex32.dtype == np.dtype(ml_dtypes.bcomplex32)
+    t = dlpack_demo.empty((2,), dtype=ml_dtypes.bcomplex32)
+    t.fill(1.5 - 0.25j)
+    assert t.tolist() == [1.5 - 0.25j] * 2
+
+
 # --- JAX ------------------------------------------------------------------------------------------
 
 
@@ -304,6 +343,27 @@ def test_jax_tensors_both_ways(name):
     y = jnp.from_dlpack(ours)
     assert y.dtype == jnp.dtype(getattr(jnp, name))
     assert all(same(a, b) for a, b in zip(python_values(np.asarray(y)), ours.tolist()))
+
+
+def test_jax_asks_for_what_its_release_asks_for():
+    # JAX 0.10 calls __dlpack__(stream=None), a legacy capsule; 0.12 asks for a versioned one.
+    jnp = jax_numpy()
+    ours = dlpack_demo.arange(3, dtype="float32")
+    asked = []
+
+    class Recording:
+        def __dlpack__(self, **kwargs):
+            asked.append(kwargs)
+            return ours.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return ours.__dlpack_device__()
+
+    assert jnp.from_dlpack(Recording()).tolist() == [0.0, 1.0, 2.0]
+    if peer_version("jax") >= (0, 12):
+        assert tuple(asked[0]["max_version"]) >= (1, 0)
+    elif peer_version("jax") < (0, 11):
+        assert "max_version" not in asked[0]
 
 
 def test_the_rfc_example_with_jax():

@@ -12,8 +12,13 @@ import pytest
 dlpack_demo = pytest.importorskip("dlpack_demo", reason="dlpack_demo is not built (scripts/python-tests.sh builds it)")
 from dlpack_demo import DType, Device  # noqa: E402 (after the skip of a run without it)
 
-# PyTorch warns that its complex32 is experimental each time it makes one.
-pytestmark = pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental:UserWarning")
+# PyTorch warns that its complex32, bcomplex32 and sparse CSR tensors are experimental each
+# time it makes one.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental:UserWarning"),
+    pytest.mark.filterwarnings("ignore:BComplex32 support is experimental:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state:UserWarning"),
+]
 
 torch = pytest.importorskip(
     "torch", reason="PyTorch is not installed (scripts/python-tests.sh --with-torch installs it)"
@@ -276,3 +281,12 @@ def test_a_subclass_is_asked_through_its_own_dlpack(dlpack_calls):
     assert dlpack_demo.from_dlpack(x).tolist() == [0.0, 1.0, 2.0]
     # (Its __torch_function__ calls torch.Tensor.__dlpack__ again, with itself disabled.)
     assert dlpack_calls and all(call is x for call in dlpack_calls)
+
+
+def test_torch_bcomplex32_is_read_and_refused_as_pytorch_2_15_has_it():
+    # torch.bcomplex32 is DLPack's bcomplex32; PyTorch 2.15 neither exports nor imports its
+    # tensors through DLPack.
+    assert DType(torch.bcomplex32) == DType.bcomplex32 == dlpack_demo.from_dlpack(torch.bcomplex32)
+    assert dlpack_demo.empty((2,), dtype=torch.bcomplex32).dtype == DType.bcomplex32
+    with pytest.raises(BufferError, match="Unsupported code 18"):
+        torch.from_dlpack(dlpack_demo.empty((2,), dtype="bcomplex32"))
