@@ -380,6 +380,7 @@ mod import;
 mod ints;
 mod message;
 mod to_python;
+mod tuples;
 mod values;
 
 // The capsules' names and functions, the classifier and a tensor's device: what a `__dlpack__`
@@ -392,7 +393,7 @@ pub use capsule::{
 };
 #[doc(hidden)]
 pub use class::generated as __generated;
-pub use class::{ProtocolClass, TensorClass, add_values, from_dlpack};
+pub use class::{CpuTensor, ProtocolClass, TensorClass, add_values, from_dlpack};
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 #[cfg(feature = "cuda")]

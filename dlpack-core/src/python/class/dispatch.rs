@@ -6,6 +6,13 @@ use pyo3::prelude::*;
 
 use super::methods::{DataTypeClass, DeviceClass, new_data_type, new_device};
 use crate::Device;
+use pyo3::types::PyString;
+
+use super::names::python_error;
+use crate::python::message::type_name;
+use crate::python::values::classify::{ClassKind, object_kind};
+use crate::python::values::libraries::{Recognised, is_numpy_scalar};
+use crate::python::values::read::{Named, read_name};
 use crate::python::{ValueKind, value_kind};
 
 /// `from_dlpack(obj, device=None, copy=None)` as the DLPack RFC proposes it, over your tensor
@@ -93,6 +100,26 @@ where
     PyErr: From<T::Error>,
 {
     let py = obj.py();
+    // A name is read once, as what it names: `from_dlpack("cuda:1")` costs what
+    // `Device("cuda:1")` does, and a little more.
+    if let ClassKind::Recognised(Recognised::Name) = object_kind(obj)? {
+        let named = read_name(obj.cast::<PyString>()?.to_str()?)?;
+        let what = match named {
+            Named::DataType(_) => "data type",
+            Named::Device(_) => "device",
+        };
+        refuse_tensor_arguments(obj, device, copy, what)?;
+        return Ok(match named {
+            Named::DataType(data_type) => D::of_data_type(data_type)
+                .map_err(|err| python_error::<D>(py, err))?
+                .into_pyobject(py)?
+                .into_any(),
+            Named::Device(dl_device) => V::of_device(dl_device)
+                .map_err(|err| python_error::<V>(py, err))?
+                .into_pyobject(py)?
+                .into_any(),
+        });
+    }
     let kind = value_kind(obj)?;
     let what = match kind {
         Some(ValueKind::Tensor) => {
@@ -108,20 +135,46 @@ where
                  NumPy, JAX, PyTorch or array-api-strict dtype) or a device (an object with \
                  __dlpack_device__, a name such as 'cuda:0', a (device_type, device_id) tuple, \
                  a TVM FFI, JAX, PyTorch or array-api-strict device); got {}",
-                obj.get_type().name()?
+                what_it_is(obj)?
             )));
         }
     };
+    refuse_tensor_arguments(obj, device, copy, what)?;
+    Ok(match kind {
+        Some(ValueKind::DataTypeValue { .. }) => {
+            new_data_type::<D>(obj)?.into_pyobject(py)?.into_any()
+        }
+        _ => new_device::<V>(obj)?.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// `device=` and `copy=` are for tensors: a `TypeError` when either is given with a data type
+/// or a device (`what`), which has no device to move to and nothing to copy.
+fn refuse_tensor_arguments(
+    obj: &Bound<'_, PyAny>,
+    device: Option<Device>,
+    copy: Option<bool>,
+    what: &str,
+) -> PyResult<()> {
     if device.is_some() || copy.is_some() {
         return Err(PyTypeError::new_err(format!(
             "device= and copy= are for tensors; {} is a {what}",
             obj.repr()?
         )));
     }
-    Ok(match kind {
-        Some(ValueKind::DataTypeValue { .. }) => {
-            new_data_type::<D>(obj)?.into_pyobject(py)?.into_any()
-        }
-        _ => new_device::<V>(obj)?.into_pyobject(py)?.into_any(),
+    Ok(())
+}
+
+/// What `obj` is, for the message of an object `from_dlpack` does not take: its class, and for
+/// a NumPy scalar, which has a dtype and looks like an array, that it has no `__dlpack__`.
+fn what_it_is(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    let class = type_name(obj);
+    Ok(if is_numpy_scalar(obj)? {
+        format!(
+            "a NumPy scalar ({class}), which has no __dlpack__: numpy.asarray(x) is a \
+             0-dimensional array of it, which has"
+        )
+    } else {
+        format!("an object of class {class}")
     })
 }

@@ -219,6 +219,16 @@ fn loaded<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, PyAny>
     modules.cast_into::<PyDict>()?.get_item(name)
 }
 
+/// Whether `obj` is a NumPy scalar (an object of a subclass of `numpy.generic`: `np.float32(3)`,
+/// `ml_dtypes.bfloat16(1)`), which has no `__dlpack__`: for messages.
+pub(crate) fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    let Some(numpy) = loaded(py, "numpy")? else {
+        return Ok(false);
+    };
+    obj.is_instance(&numpy.getattr(intern!(py, "generic"))?)
+}
+
 /// The NumPy dtype of a class that is a NumPy scalar type (a subclass of `numpy.generic`:
 /// `numpy.float16`, `ml_dtypes.bfloat16`) or that has a NumPy dtype as its `dtype` attribute
 /// (`jax.numpy.float16`); `None` for any other class.
