@@ -34,7 +34,10 @@
 //! codes whose width is fixed by the format are spelt by the stem alone (`bool` is 8 bits,
 //! `float8_e5m2` is 8). Accepted aliases: `i`, `u`, `f`, `bf`, `c` for the stems `int`, `uint`,
 //! `float`, `bfloat`, `complex` (`i32`, `u8`, `f32`, `bf16`, `c64`), and `fp8_`, `fp6_`, `fp4_`
-//! for `float8_`, `float6_`, `float4_` (`fp8_e4m3fn`).
+//! for `float8_`, `float6_`, `float4_` (`fp8_e4m3fn`): the Rust spellings of DLPack's types.
+//! That is the whole alias policy: other frameworks' words (`half`, `fp16`, `double`, `long`)
+//! are not names, only suggestions (`aliases`), since one word means different types in
+//! different places.
 //!
 //! # Devices
 //!

@@ -4,7 +4,7 @@
 //!
 //! | You want to | Use |
 //! |---|---|
-//! | give Python your framework's tensors | [`pymethods(tensor)`](pymethods) on your `#[pyclass]`, with a [`TensorClass`] impl ([`DlpackRequest`] decides share or copy) |
+//! | give Python your framework's tensors | [`pymethods(tensor)`](pymethods) on your `#[pyclass]`, with a [`CpuTensor`] impl for host memory (one method: the tensor), or a [`TensorClass`] impl ([`DlpackRequest`] decides share or copy) |
 //! | hand Python a Rust tensor without a class of your own | [`to_python`] ([`PyTensor`]) |
 //! | take any Python tensor in a Rust function | [`with_tensor_view`] (borrowed, for a kernel), [`import_tensor`] (owned) |
 //! | dtype and device classes of your own | [`pymethods(data_type)`](pymethods) / [`pymethods(device)`](pymethods), [`add_values`] |
@@ -102,9 +102,11 @@
 //! # Tensors
 //!
 //! **Producer.** Write [`pymethods(tensor)`](pymethods) on your tensor class's `impl` block and
-//! implement [`TensorClass`]: it writes `__dlpack__(*, stream=None, max_version=None,
-//! dl_device=None, copy=None)` with the arguments checked ([`DlpackRequest::new`]) and
-//! `__dlpack_device__()`, and your `dlpack` decides with [`DlpackRequest::plan`] whether to
+//! implement [`CpuTensor`] for a tensor in host memory (its one method gives the tensor, shared
+//! or a copy, and the rest is written), or [`TensorClass`] for any other: the attribute writes
+//! `__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)` with the arguments
+//! checked ([`DlpackRequest::new`]) and `__dlpack_device__()`, and your `dlpack` decides with
+//! [`DlpackRequest::plan`] whether to
 //! share the memory or copy it, and finishes with [`DlpackRequest::answer`] (a tensor in
 //! hand) or [`DlpackRequest::capsule`] (any [`TensorOwner`](crate::tensor::TensorOwner)); the
 //! example is [`TensorClass`]'s. The capsule is named `dltensor_versioned` when the consumer's
@@ -361,6 +363,36 @@
 //! asked is a `BufferError`, as the array API standard requires; arguments of the wrong type
 //! are `TypeError`s; a capsule consumed twice is a `ValueError`.
 //!
+//! In particular, a tensor of another data type than the one asked for is a `BufferError`
+//! (`expected a float32 tensor, got float64`: `view.as_slice::<f32>()?`, `view.to_vec()?`), and so
+//! is a tensor your framework has no data type or device for, when you make the error with
+//! [`Error::into_buffer_error`](crate::Error::into_buffer_error): `DType::from_dlpack_data_type`
+//! with `?` is a `ValueError`, which is right for `DType("float64")` and wrong for a tensor that
+//! cannot be imported. Every message names Python things (`mini.DType`, `DType`), never a Rust
+//! path: the type's own name, its `#[pyclass]`'s unless renamed, in place of
+//! `core::any::type_name`'s `mini::dtype::DType`.
+//!
+//! # Names
+//!
+//! A name is read as `DataType`'s and `Device`'s `FromStr` read it: DLPack's names as TVM FFI
+//! prints them (`bfloat16`, `float8_e4m3fn`, `cuda:1`) and the Rust spellings of the same types
+//! (`bf16`, `f32`, `i64`, `u8`, `c64`, and `fp8_`/`fp6_`/`fp4_` before a small float's format,
+//! as the OCP formats are written). Other frameworks' words for them (`half`, `fp16`, `double`,
+//! `long`, `float` alone; `mps`, `xpu`, `gpu`) are refused with DLPack's name in the message
+//! (`did you mean float16?`, `did you mean cuda:0?`), never guessed: one word means different
+//! types in different places (`float` is 32 bits in C and PyTorch, 64 in Python and NumPy;
+//! `gpu` is CUDA or ROCm). The grammar is the derive's too, so `#[dlpack("half")]` is the same
+//! compile error. Objects of the libraries (`numpy.float16`, `torch.half`, `paddle.float16`)
+//! are read by what they are, whatever they are called.
+//!
+//! # Modules
+//!
+//! Either of PyO3's module styles works: a `#[pymodule] fn mini(m: &Bound<'_, PyModule>)` that
+//! calls `m.add_class::<DType>()?` and [`add_values`] (the examples here), or a `#[pymodule] mod
+//! mini` with `#[pymodule_export] use super::DType;` and a `#[pymodule_init]` function that
+//! calls [`add_values`] (the `dlpack_demo` extension, `examples/python`). The classes are the
+//! same `#[pyclass]`es either way.
+//!
 //! # Why PyO3 0.30
 //!
 //! PyO3 0.30 is the current release line: its `Bound` API is the only one (the GIL-ref API
@@ -406,7 +438,6 @@ pub use values::objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
 #[doc(hidden)]
 pub use values::read::{ValueKind, read_tensor_device, value_kind};
 
-/// Completes a framework's data type or device class: see the attribute's documentation.
 #[cfg(feature = "derive")]
 #[doc(inline)]
 pub use dlpack_derive::pymethods;

@@ -15,7 +15,7 @@ use crate::python::values::libraries::{Recognised, is_numpy_scalar};
 use crate::python::values::read::{Named, read_name};
 use crate::python::{ValueKind, value_kind};
 
-/// `from_dlpack(obj, device=None, copy=None)` as the DLPack RFC proposes it, over your tensor
+/// `from_dlpack(obj, /, *, device=None, copy=None)` as the DLPack RFC proposes it, over your tensor
 /// type `T`, data type class `D` and device class `V`: a tensor (anything with `__dlpack__`, a
 /// DLPack capsule) becomes a `T` through `import` (usually
 /// [`import_tensor`](crate::python::import_tensor) and your tensor's constructor), honouring
@@ -26,7 +26,14 @@ use crate::python::{ValueKind, value_kind};
 ///
 /// `device=` and `copy=` are for tensors: with a data type or a device they are a `TypeError`
 /// (a data type has no device to move to, nothing to copy). Anything else is a `TypeError`
-/// that says what `from_dlpack` takes.
+/// that says what `from_dlpack` takes. Give your `#[pyfunction]` the array API standard's
+/// signature, `#[pyo3(signature = (obj, /, *, device=None, copy=None))]`: `obj` positional,
+/// `device` and `copy` keywords only, as below.
+///
+/// A name is read once, as a data type name and then as a device name (no name is both), so
+/// `from_dlpack("cuda:1")` costs about what `Device("cuda:1")` does. A tensor whose data type
+/// or device `import` cannot take is the `BufferError` `import` raises: see the module
+/// documentation, "Errors".
 ///
 /// ```
 /// use std::sync::Arc;
@@ -58,7 +65,7 @@ use crate::python::{ValueKind, value_kind};
 /// struct Floats(Arc<[f32]>);
 ///
 /// #[pyfunction]
-/// #[pyo3(signature = (obj, device=None, copy=None))]
+/// #[pyo3(signature = (obj, /, *, device=None, copy=None))]
 /// fn from_dlpack<'py>(
 ///     obj: &Bound<'py, PyAny>,
 ///     device: Option<DeviceLike<Device>>,
@@ -82,6 +89,9 @@ use crate::python::{ValueKind, value_kind};
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
 ///     let err = from_dlpack.call1((1.5,)).unwrap_err();
 ///     assert!(err.to_string().contains("takes a tensor"), "{err}");
+///     // `device` and `copy` are keywords only, as the standard has them.
+///     let err = from_dlpack.call1(("float32", "cpu")).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
 ///     Ok(())
 /// })?;
 /// # use pyo3::types::IntoPyDict;

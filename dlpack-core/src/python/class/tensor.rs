@@ -276,6 +276,39 @@ pub trait CpuTensor: PyClass {
     fn cpu_tensor(&self) -> Result<ManagedTensor, crate::Error>;
 }
 
+/// Every [`CpuTensor`] is a tensor class: `__dlpack_device__()` is the CPU's, and a request is
+/// answered from [`cpu_tensor`](CpuTensor::cpu_tensor)'s flags (shared, copied, or refused).
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use dlpack_core::python::{CpuTensor, DlpackRequest, TensorClass, capsule_tensor};
+/// use dlpack_core::{Device, Error, ManagedTensor, tensor::Flags};
+/// use pyo3::prelude::*;
+///
+/// #[pyclass(frozen)]
+/// struct Floats(Arc<[f32]>);
+///
+/// impl CpuTensor for Floats {
+///     fn cpu_tensor(&self) -> Result<ManagedTensor, Error> {
+///         ManagedTensor::from_arc(Arc::clone(&self.0), &[self.0.len()])
+///     }
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let floats = Floats(Arc::from([1.0_f32, 2.0]));
+///     assert_eq!(floats.dlpack_device()?, Device::CPU);
+///     // A legacy consumer cannot be told the data is read-only: it gets a copy.
+///     let capsule = floats.dlpack(py, &DlpackRequest::LEGACY)?;
+///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<f32>()?, [1.0, 2.0]);
+///     let version = (1, 3).into_pyobject(py)?;
+///     let shared = floats.dlpack(py, &DlpackRequest::new(None, Some(version.as_any()), None, None)?)?;
+///     assert_eq!(capsule_tensor(&shared)?.flags(), Flags::READ_ONLY);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 impl<T: CpuTensor> TensorClass for T {
     fn dlpack_device(&self) -> PyResult<Device> {
         Ok(Device::CPU)

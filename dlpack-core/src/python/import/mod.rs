@@ -48,6 +48,10 @@ use crate::tensor::ManagedTensor;
 /// needed. ([`from_dlpack`](crate::python::from_dlpack) also takes data types and devices.)
 ///
 /// - A capsule is consumed as it is ([`capsule_tensor`](crate::python::capsule_tensor)).
+/// - A tensor whose class publishes a C exchange table is exported through it first (see the
+///   module documentation, "The C exchange API"); a PyTorch tensor the table does not describe
+///   as `__dlpack__` would (one that requires gradient, a conjugate view, a sparse tensor) goes
+///   to `__dlpack__`, and a negated view is a `BufferError`.
 /// - Otherwise `obj.__dlpack__(max_version=(1, 3), dl_device=…, copy=…)` is called (1.3 is
 ///   [`DLPackVersion::CURRENT`](crate::ffi::DLPackVersion::CURRENT); the last two only when
 ///   given, so that producers from before they existed still work), and on a `TypeError` the

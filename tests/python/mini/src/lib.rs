@@ -162,9 +162,9 @@ impl CpuTensor for Bytes {
     }
 }
 
-/// `from_dlpack(obj, device=None, copy=None)`: tensors, dtypes and devices, as the RFC proposes.
+/// `from_dlpack(obj, /, *, device=None, copy=None)`: tensors, dtypes and devices, as the RFC proposes.
 #[pyfunction]
-#[pyo3(signature = (obj, device=None, copy=None))]
+#[pyo3(signature = (obj, /, *, device=None, copy=None))]
 fn from_dlpack<'py>(
     obj: &Bound<'py, PyAny>,
     device: Option<DeviceLike<DlDevice>>,
