@@ -226,9 +226,9 @@
 //!
 //! PyTorch's table (2.10 and later) skips the checks its `__dlpack__` makes, and would hand
 //! over a conjugate view's underlying values, or a tensor that requires gradient, without an
-//! error. A `torch.Tensor` goes through the table only when it is strided, requires no
-//! gradient and is no conjugate view; otherwise `__dlpack__` refuses it with PyTorch's own
-//! `BufferError`. A negated view (`t.conj().imag`), which PyTorch 2.15's `__dlpack__` exports
+//! error. A `torch.Tensor` goes through the table only when it requires no gradient and is no
+//! conjugate view (a sparse or other non-strided tensor makes the table raise); otherwise
+//! `__dlpack__` refuses it with PyTorch's own `BufferError`. A negated view (`t.conj().imag`), which PyTorch 2.15's `__dlpack__` exports
 //! with wrong values too, is refused with a `BufferError` whichever way it would go. (TVM FFI
 //! 0.1.15's `from_dlpack` takes PyTorch's table without these checks.)
 //!

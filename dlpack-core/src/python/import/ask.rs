@@ -46,8 +46,9 @@ pub(crate) fn take_tensor(
     // does a PyTorch tensor that PyTorch's table does not describe as `__dlpack__` would.
     let mut table_error = None;
     if let (Some(table), None) = (table.map(Table), stream) {
-        if !torch || torch::table_describes(obj)? {
+        if !torch || torch::table_may_describe(obj)? {
             match through_table(table, obj, device)? {
+                Through::Taken(tensor) if torch && torch::conjugate(obj, tensor.dtype())? => {}
                 Through::Taken(tensor) => return Ok(tensor),
                 Through::Declined => {}
                 Through::Failed(err) => table_error = Some(err),

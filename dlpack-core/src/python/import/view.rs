@@ -75,7 +75,7 @@ pub fn with_tensor_view<R>(
         torch::refuse_negated(obj)?;
     }
     let table = match table {
-        Some(table) if !torch || torch::table_describes(obj)? => Some(Table(table)),
+        Some(table) if !torch || torch::table_may_describe(obj)? => Some(Table(table)),
         _ => None,
     };
     let mut table_error = None;
@@ -90,6 +90,9 @@ pub fn with_tensor_view<R>(
             byte_offset: 0,
         };
         match table.borrow_into(obj, &mut raw) {
+            // A conjugate view's export holds the values of the tensor it views: `__dlpack__`
+            // refuses it.
+            Ok(true) if torch && torch::conjugate(obj, raw.dtype)? => {}
             Ok(true)
                 if raw.device == Device::CPU
                     || table.work_stream(obj.py(), raw.device)?.is_none() =>
