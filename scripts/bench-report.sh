@@ -81,7 +81,7 @@ benches/evidence/check-fold.sh >"$OUT/fold.log" 2>&1 && fold=0
 check "unit-variant mappings fold to constants ($(grep -c ': folded' "$OUT/fold.log") functions; benches/evidence/fold.txt)" "$fold"
 
 # Built after the fold check, which recompiles the library with `--emit asm`.
-if ! cargo bench -p dlpack-benches --features candle --no-run >"$OUT/build.log" 2>&1; then
+if ! cargo bench -p dlpack-benches --features candle,burn --no-run >"$OUT/build.log" 2>&1; then
   cat "$OUT/build.log"
   exit 2
 fi
@@ -95,7 +95,7 @@ run_rounds() { # bench rounds
   for r in $(seq 1 "$2"); do
     # Every other round runs the peer's side of each pair first.
     reverse=$([ $((r % 2)) = 0 ] && echo 1 || echo "")
-    if ! DLPACK_BENCH_REVERSE=$reverse cargo bench -p dlpack-benches --features candle --bench "$1" -- --warm-up-time "$WARM" \
+    if ! DLPACK_BENCH_REVERSE=$reverse cargo bench -p dlpack-benches --features candle,burn --bench "$1" -- --warm-up-time "$WARM" \
       --measurement-time "$MEAS" --nresamples 2000 --noplot --save-baseline "round$r" \
       >>"$OUT/criterion.log" 2>&1; then
       tail -n 30 "$OUT/criterion.log"
@@ -106,6 +106,7 @@ run_rounds() { # bench rounds
 run_rounds conversions "$ROUNDS_CONVERSIONS"
 run_rounds tensor "$ROUNDS_TENSOR"
 run_rounds candle "$ROUNDS_TENSOR"
+run_rounds burn "$ROUNDS_TENSOR"
 
 python_result="skip:no Python interpreter at $PY (run scripts/python-tests.sh to create the venv)"
 if [ -x "$PY" ]; then

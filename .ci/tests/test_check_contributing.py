@@ -69,18 +69,24 @@ class ThisRepository(unittest.TestCase):
             msrv = f.read()
         with open(os.path.join(REPO, "Cargo.toml"), encoding="utf-8") as f:
             toolchains = cc.msrv_toolchains(msrv, f.read())
-        self.assertEqual([var for var, _ in toolchains], ["floor", "cuda_floor", "candle_floor"])
+        self.assertEqual([var for var, _ in toolchains],
+                         ["floor", "cuda_floor", "candle_floor", "burn_floor"])
+
+
+# The header of step 3, the formatting step.
+FMT = ("cargo fmt --check, the workspace and the workspaces of their own "
+       "(fuzz, tests/burn, the Python extensions)")
 
 
 class Planted(unittest.TestCase):
     def test_a_new_step_of_ci_run(self):
         with Copy() as c:
-            c.replace(".ci/run", 'step "cargo fmt --check"\ncargo fmt --all --check\n',
-                      'step "cargo fmt --check"\ncargo fmt --all --check\n\n'
+            c.replace(".ci/run", 'step "the README\'s test command"\ncargo test --workspace\n',
+                      'step "the README\'s test command"\ncargo test --workspace\n\n'
                       'step "a new step (its tests)"\ntrue\n')
             problems = c.problems()
         self.assertEqual(len(problems), 1, problems)
-        self.assertIn("missing step 4 of .ci/run, after `cargo fmt --check`", problems[0])
+        self.assertIn("missing step 3 of .ci/run, after `the README's test command`", problems[0])
         self.assertIn("1. `a new step (its tests)`", problems[0])
 
     def test_the_printed_item_pasted_in_agrees(self):
@@ -117,8 +123,8 @@ class Planted(unittest.TestCase):
 
     def test_steps_out_of_order(self):
         with Copy() as c:
-            c.replace("CONTRIBUTING.md", "2. `the README's test command`", "2. `cargo fmt --check`: x\n3. `swap`")
-            c.replace("CONTRIBUTING.md", "3. `cargo fmt --check`", "3. `the README's test command`")
+            c.replace("CONTRIBUTING.md", "2. `the README's test command`", f"2. `{FMT}`: x\n3. `swap`")
+            c.replace("CONTRIBUTING.md", f"3. `{FMT}`", "3. `the README's test command`")
             c.replace("CONTRIBUTING.md", "3. `swap`", "")
             problems = c.problems()
         self.assertEqual(len(problems), 1, problems)

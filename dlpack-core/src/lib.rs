@@ -63,14 +63,14 @@
 //! - `python` (feature `pyo3`): your tensor, dtype and device classes for Python, and any
 //!   Python tensor, dtype or device in Rust; its documentation opens with what to use for what.
 //! - `cuda` (feature `cuda`): CUDA devices, streams, copies and tensors.
-//! - `bridges` (features `candle`, `safetensors`): other crates' types as DLPack values and
-//!   tensors.
+//! - `bridges` (features `candle`, `burn`, `safetensors`): other crates' types as DLPack values
+//!   and tensors.
 //! - `sys` (feature `dlpack-sys`): zero-cost conversions to and from the `dlpack-sys` types.
 //!
 //! # Features
 //!
-//! - `std` (default): the standard library, which `pyo3`, `cuda`, `candle` and `dlpack-sys`
-//!   need (they turn it on), with `std` support in `half`, `num-complex` and `ndarray`.
+//! - `std` (default): the standard library, which `pyo3`, `cuda`, `candle`, `burn` and
+//!   `dlpack-sys` need (they turn it on), with `std` support in `half`, `num-complex` and `ndarray`.
 //! - `alloc`: the crate without std. A framework's dtype crate that builds without std
 //!   (burn-std, cubecl's environment crate) depends on
 //!   `dlpack-core = { version = "0.1", default-features = false, features = ["alloc", "derive"] }`
@@ -92,6 +92,9 @@
 //! - `candle`: `bridges::candle`: `candle_core::{DType, Device, DeviceLocation}` as DLPack values,
 //!   `candle_core::Tensor` exported as a copy (or, `unsafe`, shared) and imported by one
 //!   (candle-core 0.11 needs Rust 1.94, though it declares 1.80).
+//! - `burn`: `bridges::burn`: burn 0.22's `DType` and `Device` as DLPack values, `TensorData`
+//!   exported and imported without a copy, host `Tensor`s both ways (Rust 1.95, as burn's
+//!   cubecl dependencies declare).
 //! - `safetensors`: `bridges::safetensors`: a `.safetensors` file's tensors as read-only DLPack
 //!   tensors over a buffer you own, and `safetensors::Dtype` as a DLPack value.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -111,8 +114,11 @@ compile_error!(
      depend on it with `default-features = false, features = [\"alloc\", \"derive\"]`"
 );
 
-#[cfg(any(feature = "candle", feature = "safetensors"))]
-#[cfg_attr(docsrs, doc(cfg(any(feature = "candle", feature = "safetensors"))))]
+#[cfg(any(feature = "burn", feature = "candle", feature = "safetensors"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(feature = "burn", feature = "candle", feature = "safetensors")))
+)]
 pub mod bridges;
 mod convert;
 #[cfg(feature = "cuda")]

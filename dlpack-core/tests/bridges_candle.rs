@@ -14,6 +14,9 @@ use dlpack_core::{
     DataType, Device, DlpackDataType, DlpackDevice, ManagedTensor, assert_convertible, from_dlpack,
 };
 
+#[path = "support/readme.rs"]
+mod readme;
+
 /// Every variant candle 0.11 has, with the DLPack data type the bridge documents.
 const EVERY_DTYPE: [(DType, DataType); 14] = [
     (DType::U8, DataType::U8),
@@ -581,19 +584,8 @@ fn tensors_the_cpu_cannot_read_are_refused() {
 /// for line without the hidden ones, so that the README stays true.
 #[test]
 fn the_readme_shows_the_module_example() {
-    let readme = include_str!("../../README.md");
-    let section = &readme[readme.find("## candle and safetensors").unwrap()..];
-    let fence = "```rust,ignore\n";
-    let start = section.find(fence).unwrap() + fence.len();
-    let block = &section[start..start + section[start..].find("\n```").unwrap()];
-    let example: Vec<&str> = include_str!("../src/bridges/candle.rs")
-        .lines()
-        .map_while(|line| line.strip_prefix("//!"))
-        .map(|line| line.strip_prefix(' ').unwrap_or(line))
-        .skip_while(|line| *line != "```")
-        .skip(1)
-        .take_while(|line| *line != "```")
-        .filter(|line| !line.starts_with("# "))
-        .collect();
-    assert_eq!(block, example.join("\n"));
+    readme::assert_readme_shows_module_example(
+        include_str!("../../README.md"),
+        include_str!("../src/bridges/candle.rs"),
+    );
 }

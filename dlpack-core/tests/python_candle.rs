@@ -14,43 +14,13 @@ use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyCapsule, PyDict};
 
+#[path = "support/python.rs"]
+mod python_support;
+use python_support::import;
+
 fn with_python(test: impl FnOnce(Python<'_>) -> PyResult<()>) {
     Python::initialize();
     Python::attach(test).unwrap();
-}
-
-/// `module`, importable as it is or from the venv's site-packages; `None`, with the reason
-/// printed, when it is in neither.
-fn import<'py>(py: Python<'py>, module: &str, test: &str) -> Option<Bound<'py, PyModule>> {
-    if let Ok(found) = py.import(module) {
-        return Some(found);
-    }
-    let venv = std::env::var_os("DLPACK_VENV")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv").into());
-    let version = py.version_info();
-    let site = venv.join(format!(
-        "lib/python{}.{}/site-packages",
-        version.major, version.minor
-    ));
-    if site.is_dir() {
-        let added = py
-            .import("site")
-            .and_then(|site_module| site_module.call_method1("addsitedir", (&site,)));
-        if added.is_ok() {
-            if let Ok(found) = py.import(module) {
-                return Some(found);
-            }
-        }
-    }
-    eprintln!(
-        "{test}: skipped: `{module}` is not importable by the embedded Python {}.{}, nor from \
-         {} (set DLPACK_VENV to a venv with it)",
-        version.major,
-        version.minor,
-        site.display()
-    );
-    None
 }
 
 /// `numpy.from_dlpack(object)`.

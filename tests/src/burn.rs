@@ -2,11 +2,17 @@
 //! (burn-tch), `NdArrayDevice` (burn-ndarray), cubecl's `CudaDevice { index }`, cubecl-wgpu's
 //! `WgpuDevice`, and burn-dispatch's `DispatchDevice`, whose variants are feature-gated.
 //!
-//! Mapping decisions: `Flex32` stores `f32` (it only computes at lower precision), so it
-//! exports `float32` and imports never choose it. A bool stored in `u8` is byte-for-byte
-//! DLPack's `bool` (one byte, 0 or 1), so `BoolStore::U8` exports `bool`; a bool stored in
-//! `u32` has no DLPack bool of that width and exports its storage, `uint32`. Quantized
-//! tensors (`QFloat`) have no DLPack data type. A wgpu device is `webgpu:0` whatever adapter
+//! These are the shapes of burn's types with the derives written in their own crate, where
+//! burn-std could put them: the fixture of the derives on a real framework's enums (a tuple
+//! variant that delegates, export-only and skipped variants). The real types are mapped by
+//! `dlpack_core::bridges::burn` (feature `burn`), through `remote` mirrors with the same
+//! table, which `dlpack-core/tests/bridges_burn.rs` tests against burn itself.
+//!
+//! Mapping decisions (the bridge's): `Flex32` stores `f32` (it only computes at lower
+//! precision), so it exports `float32` and imports never choose it. A bool stored in `u8` is
+//! byte-for-byte DLPack's `bool` (one byte, 0 or 1), so `BoolStore::U8` exports `bool`; a bool
+//! stored in `u32` has no DLPack data type (DLPack's `bool` is one byte), nor have quantized
+//! tensors (`QFloat`). A wgpu device is `webgpu:0` whatever adapter
 //! it is: wgpu's adapter indices and `Existing` ids are not DLPack device ordinals, so the
 //! integer fields are not ids (`id = 0`), every variant exports `webgpu:0`, and importing
 //! `webgpu:0` gives `DefaultDevice`.
@@ -22,8 +28,8 @@ pub enum BoolStore {
     /// `u8` holding 0 or 1: the same bytes as DLPack's `bool`.
     #[dlpack("bool", export_only)]
     U8,
-    /// `u32` holding 0 or 1.
-    #[dlpack("uint32", export_only)]
+    /// `u32` holding 0 or 1: no DLPack data type.
+    #[dlpack(skip)]
     U32,
 }
 

@@ -107,7 +107,7 @@ fn burn_dtype() {
             (U8, Some((1, 8, 1))),
             (Bool(BoolStore::Native), Some((6, 8, 1))),
             (Bool(BoolStore::U8), Some((6, 8, 1))),
-            (Bool(BoolStore::U32), Some((1, 32, 1))),
+            (Bool(BoolStore::U32), None),
             (QFloat(burn::QuantScheme { bits: 8 }), None),
         ],
         burn::DType::EXPORT_ONLY,

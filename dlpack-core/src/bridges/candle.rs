@@ -5,26 +5,19 @@
 //! use candle_core::{DType, Device, Tensor};
 //! use dlpack_core::{DataType, ManagedTensor, bridges::candle, from_dlpack, tensor::{Flags, ToDlpackTensor}};
 //!
-//! let t = Tensor::arange(0_u32, 6, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
-//!
 //! // Export: a compact copy, made under candle's lock; the consumer owns it alone.
+//! let t = Tensor::arange(0_u32, 6, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
 //! let exported = t.t().unwrap().to_dlpack_tensor()?;
-//! assert_eq!(exported.flags(), Flags::IS_COPIED);
 //! assert_eq!(exported.view()?.as_slice::<u32>()?, [0, 3, 1, 4, 2, 5]);
-//!
-//! // Or no copy at all, read-only, when you promise that nothing writes `t` meanwhile.
-//! // SAFETY: `t`'s storage is not written in place while `shared` lives.
+//! // Or no copy, read-only. SAFETY: nothing writes `t`'s storage in place while `shared` lives.
 //! let shared = unsafe { candle::share(&t)? };
 //! assert_eq!(shared.flags(), Flags::READ_ONLY);
-//!
 //! // Import: one copy into a new candle tensor, from any DLPack tensor.
-//! let other = ManagedTensor::from_vec(vec![1.5_f32, 2.5], &[2])?;
-//! let back: Tensor = from_dlpack(&other)?;
+//! let back: Tensor = from_dlpack(&ManagedTensor::from_vec(vec![1.5_f32, 2.5], &[2])?)?;
 //! assert_eq!(back.to_vec1::<f32>().unwrap(), [1.5, 2.5]);
-//!
-//! // The dtype and the device, through the same dispatcher.
-//! assert_eq!(from_dlpack::<DType>(&DataType::BF16)?, DType::BF16);
-//! assert_eq!(from_dlpack::<DataType>(&DType::F8E4M3)?, DataType::FLOAT8_E4M3FN);
+//! assert_eq!(from_dlpack::<DataType>(&DType::F8E4M3)?, DataType::FLOAT8_E4M3FN); // and devices
+//! # assert_eq!(from_dlpack::<DType>(&DataType::BF16)?, DType::BF16);
+//! # assert_eq!(exported.flags(), Flags::IS_COPIED);
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 //!

@@ -1,6 +1,8 @@
 //! Bridges to other crates' types, one file per crate, each behind the feature of that crate's
 //! name.
 //!
+//! - [`burn`] (feature `burn`): burn's `DType` and `Device` as DLPack values, `TensorData`
+//!   exported and imported without a copy, host `Tensor`s both ways.
 //! - [`candle`] (feature `candle`): `candle_core::{DType, Device, DeviceLocation}` as DLPack
 //!   values, and `candle_core::Tensor` exported as a copy (or, `unsafe`, shared) and imported
 //!   by one.
@@ -27,6 +29,9 @@
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 
+#[cfg(feature = "burn")]
+#[cfg_attr(docsrs, doc(cfg(feature = "burn")))]
+pub mod burn;
 #[cfg(feature = "candle")]
 #[cfg_attr(docsrs, doc(cfg(feature = "candle")))]
 pub mod candle;
