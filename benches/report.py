@@ -31,6 +31,10 @@ for group, what in [
 ]:
     CRITERION.append((f"{what} (derived vs hand-written match)", group, "derived", "hand",
                       "hand", STREAM_LEN, 1.05))
+# A kernel run on the element type of each value of the derived enum, by its `dispatch` and by
+# the hand-written match a framework writes for each op (benches/src/dispatch.rs).
+CRITERION.append(("dtype dispatch of a kernel (derived vs hand-written match)", "dispatch",
+                  "derived", "hand", "hand", STREAM_LEN, 1.05))
 for group, what in [
     ("dtype_to_dlpack", "dtype to DLPack"),
     ("dtype_from_dlpack", "dtype from DLPack"),

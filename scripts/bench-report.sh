@@ -72,6 +72,8 @@ check "allocations per derived dtype conversion: 0 (target 0)" \
   "$(passed derived_data_type_conversions_do_not_allocate)"
 check "allocations per derived device conversion: 0 (target 0)" \
   "$(passed derived_device_conversions_do_not_allocate)"
+check "allocations per dtype dispatch (a kernel on a value's element type): 0 (target 0)" \
+  "$(passed dispatch_does_not_allocate)"
 check "allocations per tensor export, ranks 1-64: 1 (target <= 1)" \
   "$(passed exporting_a_tensor_allocates_once)"
 check "allocations per import+validate+slice: 0 (target 0)" \
@@ -109,6 +111,13 @@ run_rounds candle "$ROUNDS_TENSOR"
 run_rounds burn "$ROUNDS_TENSOR"
 
 python_result="skip:no Python interpreter at $PY (run scripts/python-tests.sh to create the venv)"
+# rust-numpy's side of the typed-argument line: an extension built for the report only
+# (benches/python/numpy_peer), into the venv; its line is skipped, with the reason, without it.
+if [ -x "$PY" ] && [ -x "$(dirname "$PY")/maturin" ]; then
+  (cd benches/python/numpy_peer && VIRTUAL_ENV="$(dirname "$(dirname "$PY")")" \
+    PATH="$(dirname "$PY"):$PATH" CARGO_TARGET_DIR="$PWD/../../../target/numpy_peer" \
+    maturin develop --release >"$OUT/numpy-peer.log" 2>&1) || true
+fi
 if [ -x "$PY" ]; then
   if "$PY" -c 'import numpy, dlpack_demo' 2>"$OUT/python-import.log"; then
     "$PY" benches/python/bench_python.py --out "$OUT/python.json" >"$OUT/python.log" 2>&1 \

@@ -75,7 +75,7 @@ class ThisRepository(unittest.TestCase):
 
 # The header of step 3, the formatting step.
 FMT = ("cargo fmt --check, the workspace and the workspaces of their own "
-       "(fuzz, tests/burn, the Python extensions)")
+       "(fuzz, tests/burn, the Python extensions, the bench-only NumPy peer)")
 
 
 class Planted(unittest.TestCase):

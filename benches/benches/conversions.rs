@@ -4,13 +4,15 @@
 //! One iteration converts [`STREAM_LEN`] values, each result handed to `black_box`
 //! ([`convert_each`]); the report divides by the stream length. Groups: `dtype_to_dlpack`,
 //! `dtype_from_dlpack`, `device_to_dlpack`, `device_from_dlpack`; functions: `derived`,
-//! `hand`, `dlpark`.
+//! `hand`, `dlpark`. Group `dispatch`: a kernel run on each value's element type, by the
+//! derived enum's `dispatch` (`derived`) and by a hand-written `match` (`hand`).
 
 use criterion::measurement::WallTime;
 use criterion::{Bencher, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use dlpack_benches::data_type::{self, HandDType};
 use dlpack_benches::derived::{DType, Dev};
 use dlpack_benches::device::{self, HandDevice};
+use dlpack_benches::dispatch::{self, Bytes};
 use dlpack_benches::stream::{STREAM_LEN, convert_each, reverse_order};
 use dlpack_core::{DlpackDataType, DlpackDevice};
 
@@ -50,6 +52,20 @@ fn dtype(c: &mut Criterion) {
             (
                 "dlpark",
                 Box::new(|b| b.iter(|| convert_each(&hand, |&v| data_type::to_dlpark(v)))),
+            ),
+        ],
+    );
+
+    run_group(
+        c.benchmark_group("dispatch"),
+        vec![
+            (
+                "derived",
+                Box::new(|b| b.iter(|| convert_each(&derived, |v| dispatch::derived(v, Bytes(3))))),
+            ),
+            (
+                "hand",
+                Box::new(|b| b.iter(|| convert_each(&derived, |v| dispatch::hand(v, Bytes(3))))),
             ),
         ],
     );

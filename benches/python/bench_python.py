@@ -30,6 +30,14 @@
   that reads the view's metadata and nothing else) against our owning import of it. Skipped
   with the reason when paddle or tvm_ffi is absent.
 
+- Typed tensor arguments (`dlpack_core::python::TensorArg`): `dlpack_demo.nbytes(x)` (a typed
+  argument) against `dlpack_demo.nbytes_of_view(x)` (the same body on `with_tensor_view`) on
+  the same object, for a NumPy array (`__dlpack__`), a PaddlePaddle tensor (its exchange table)
+  and our tensor (ours), target <= 1.05x; and a typed `float32` vector argument against
+  rust-numpy's `PyReadonlyArray1<f32>` extraction of a NumPy array, both in
+  `dlpack_numpy_peer` (benches/python/numpy_peer, built for the report only), target <= 1.5x.
+  Skipped with the reason when paddle or the peer extension is absent.
+
 Each timing is the least over REPEAT runs of NUMBER calls, per call, in nanoseconds.
 Writes a JSON list for benches/report.py: {name, ours_ns, peer, peer_ns, target} or
 {name, skip}.
@@ -127,6 +135,7 @@ def main():
     results.extend(pure_python_lines(args.repeat))
     results.extend(from_dlpack_name_lines(args.repeat))
     results.extend(exchange_lines(args.repeat))
+    results.extend(typed_lines(args.repeat))
 
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
@@ -182,6 +191,49 @@ def exchange_lines(repeat):
         ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, number, repeat)
         results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
                         "target": 1.0})
+    return results
+
+
+def typed_lines(repeat):
+    """Typed tensor arguments against `with_tensor_view` and against rust-numpy (see the
+    module docstring)."""
+    import numpy
+    import dlpack_demo
+
+    results = []
+    array = numpy.zeros((8, 8), dtype=numpy.float32)
+    objects = [("ndarray", array), ("our tensor", dlpack_demo.from_dlpack(array))]
+    try:
+        import paddle
+        objects.insert(1, ("paddle tensor", paddle.zeros((8, 8), dtype="float32")))
+    except Exception as e:  # paddle is optional here
+        results.append({"name": "typed argument vs with_tensor_view (paddle tensor)",
+                        "skip": f"paddle does not import ({e.__class__.__name__}: {e})"})
+    for label, x in objects:
+        assert dlpack_demo.nbytes(x) == dlpack_demo.nbytes_of_view(x) == 256
+        ours_ns, peer_ns = paired_ns(lambda: dlpack_demo.nbytes(x),
+                                     lambda: dlpack_demo.nbytes_of_view(x), 50_000, repeat)
+        results.append({"name": f"typed argument vs with_tensor_view ({label}, dlpack_demo.nbytes)",
+                        "ours_ns": ours_ns, "peer": "with_tensor_view (nbytes_of_view)",
+                        "peer_ns": peer_ns, "target": 1.05})
+    name = "typed f32 vector argument vs rust-numpy PyReadonlyArray1<f32> (ndarray)"
+    try:
+        import dlpack_numpy_peer as peer
+    except ImportError as e:
+        results.append({"name": name, "skip": f"dlpack_numpy_peer is not built ({e}; "
+                        "benches/python/numpy_peer, which scripts/bench-report.sh builds)"})
+        return results
+    vector = numpy.zeros(64, dtype=numpy.float32)
+    assert peer.typed_len(vector) == peer.numpy_len(vector) == peer.view_len(vector) == 64
+    ours_ns, peer_ns = paired_ns(lambda: peer.typed_len(vector), lambda: peer.numpy_len(vector),
+                                 50_000, repeat)
+    results.append({"name": name, "ours_ns": ours_ns, "peer": "rust-numpy PyReadonlyArray1<f32>",
+                    "peer_ns": peer_ns, "target": 1.5})
+    ours_ns, peer_ns = paired_ns(lambda: peer.typed_len(vector), lambda: peer.view_len(vector),
+                                 50_000, repeat)
+    results.append({"name": "typed f32 vector argument vs with_tensor_view and checks by hand (ndarray)",
+                    "ours_ns": ours_ns, "peer": "with_tensor_view", "peer_ns": peer_ns,
+                    "target": 1.05})
     return results
 
 

@@ -69,6 +69,7 @@
 pub mod data_type;
 pub mod derived;
 pub mod device;
+pub mod dispatch;
 pub mod fold;
 pub mod stream;
 pub mod tensor;

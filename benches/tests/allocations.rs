@@ -89,6 +89,26 @@ fn derived_data_type_conversions_do_not_allocate() {
     assert_eq!(n, 0, "derived dtype conversions allocated {n} times");
 }
 
+/// Dispatch allocates nothing, on the success path nor on the error of a value without a Rust
+/// element type; and it agrees with the hand-written match on every value.
+#[test]
+fn dispatch_does_not_allocate() {
+    use dlpack_benches::dispatch::{self, Bytes};
+    let stream = data_type::variant_stream(3);
+    let ((), n) = allocations(|| {
+        for &v in &stream {
+            let v = black_box(DType::from_hand(v));
+            let derived = dispatch::derived(&v, Bytes(3));
+            let hand = dispatch::hand(&v, Bytes(3));
+            assert_eq!(derived.is_ok(), hand.is_ok());
+            if let (Ok(a), Ok(b)) = (derived, hand) {
+                assert_eq!(a, b);
+            }
+        }
+    });
+    assert_eq!(n, 0, "dispatch allocated {n} times");
+}
+
 #[test]
 fn derived_device_conversions_do_not_allocate() {
     let stream = device::variant_stream(2);

@@ -58,6 +58,9 @@
 //! - [`tensor`]: owned DLPack tensors ([`ManagedTensor`], [`LegacyManagedTensor`]), their
 //!   validated views ([`TensorView`], [`TensorViewMut`]), exports of your buffers
 //!   ([`TensorOwner`](tensor::TensorOwner)), and what each zero-copy path shares.
+//! - [`dispatch`]: a kernel written once, generic over the element type, run with the Rust
+//!   element type of a runtime [`DataType`], a value of your dtype enum or a view's data type,
+//!   with the coverage of your enum proven at compile time.
 //! - [`set`]: compile-time sets of data types and devices (what a type produces and accepts,
 //!   which [`assert_convertible!`] compares).
 //! - `python` (feature `pyo3`): your tensor, dtype and device classes for Python, and any
@@ -126,6 +129,7 @@ mod convert;
 pub mod cuda;
 mod data_type;
 mod device;
+pub mod dispatch;
 mod element;
 mod error;
 pub mod ffi;

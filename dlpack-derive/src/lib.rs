@@ -94,6 +94,14 @@ pub fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::python::pymethods(args.into(), input.into()).into()
 }
 
+/// Names the function and the argument in the errors of a `#[pyfunction]`'s
+/// `dlpack_core::python::TensorArg` arguments; written above `#[pyfunction]`. Documented on
+/// `TensorArg`.
+#[proc_macro_attribute]
+pub fn tensor_args(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::args::tensor_args(args.into(), input.into()).into()
+}
+
 #[doc = include_str!("../docs/device.md")]
 #[proc_macro_derive(DlpackDevice, attributes(dlpack))]
 pub fn derive_device(input: TokenStream) -> TokenStream {

@@ -1,5 +1,5 @@
-//! The compile-time errors of both derives, of `#[pymethods]` and of
-//! `assert_convertible!`/`from_dlpack`, one
+//! The compile-time errors of both derives, of `#[pymethods]`, of dispatch and typed tensor
+//! arguments, and of `assert_convertible!`/`from_dlpack`, one
 //! mistake per file under `ui/<category>/`, each with the `.stderr` the user sees; and one
 //! passing program per supported shape under `ui/pass/`.
 //!
@@ -11,6 +11,7 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/data_type/*.rs");
     t.compile_fail("ui/device/*.rs");
+    t.compile_fail("ui/dispatch/*.rs");
     t.compile_fail("ui/python/*.rs");
     t.pass("ui/pass/*.rs");
 }

@@ -4,7 +4,6 @@
 //! ```
 //! use burn_tensor::{DType, Device, Tensor, TensorData};
 //! use dlpack_core::{DataType, Error, ManagedTensor, bridges::burn, from_dlpack};
-//!
 //! // TensorData out: its own bytes, without a copy, writable (the export owns them).
 //! let exported = burn::export_data(TensorData::new(vec![1.0_f32, 2.0, 3.0, 4.0], [2, 2]))?;
 //! assert_eq!(exported.view()?.as_slice::<f32>()?, [1.0, 2.0, 3.0, 4.0]);

@@ -4,7 +4,6 @@
 //! ```
 //! use candle_core::{DType, Device, Tensor};
 //! use dlpack_core::{DataType, ManagedTensor, bridges::candle, from_dlpack, tensor::{Flags, ToDlpackTensor}};
-//!
 //! // Export: a compact copy, made under candle's lock; the consumer owns it alone.
 //! let t = Tensor::arange(0_u32, 6, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
 //! let exported = t.t().unwrap().to_dlpack_tensor()?;

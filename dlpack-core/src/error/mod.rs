@@ -102,6 +102,20 @@ pub enum Error {
         /// The greatest id that fits.
         max: i128,
     },
+    /// A dtype value without a Rust element type reached a [dispatch](crate::dispatch): an
+    /// fp8, fp6 or fp4 type, one with lanes, a `skip` variant, or a `float16` without feature
+    /// `half`. Built without allocating.
+    NoElement {
+        /// The dtype type dispatched over, as for [`NoDataType`](Self::NoDataType).
+        type_name: &'static str,
+        /// The variant, for a user type (`None` for [`DataType`] itself).
+        variant: Option<&'static str>,
+        /// The value's data type (`None` for a `skip` variant, which has none).
+        data_type: Option<DataType>,
+        /// The data types the dispatch runs kernels on (a `None` entry is a variant without
+        /// one).
+        handled: &'static [Option<DataType>],
+    },
     /// A message from user code (a hand-written trait implementation, an `id_with` function).
     Message(Box<str>),
     /// A tensor was refused on import or export: the reason names the field and the value.
@@ -223,6 +237,44 @@ impl fmt::Display for Error {
                 "device id {id} is out of range for {}: expected {min} to {max}",
                 shown(type_name)
             ),
+            Self::NoElement {
+                type_name,
+                variant,
+                data_type,
+                handled,
+            } => {
+                let type_name = shown(type_name);
+                let short = type_name.rsplit("::").next().unwrap_or(type_name);
+                match (variant, data_type) {
+                    (Some(variant), Some(data_type)) => write!(
+                        f,
+                        "{type_name}::{variant} ({data_type}) has no Rust element type"
+                    )?,
+                    (Some(variant), None) => {
+                        write!(f, "{type_name}::{variant} has no DLPack data type")?;
+                    }
+                    (None, Some(data_type)) => write!(f, "{data_type} has no Rust element type")?,
+                    (None, None) => f.write_str("the value has no Rust element type")?,
+                }
+                write!(f, "; a dispatch over {short} runs kernels on ")?;
+                let mut first = true;
+                for (i, data_type) in handled.iter().enumerate() {
+                    let Some(data_type) = data_type else { continue };
+                    // Two variants of one data type (an `export_only` one) are listed once.
+                    if handled[..i].contains(&Some(*data_type)) {
+                        continue;
+                    }
+                    if !first {
+                        f.write_str(", ")?;
+                    }
+                    first = false;
+                    write!(f, "{data_type}")?;
+                }
+                if first {
+                    f.write_str("nothing")?;
+                }
+                Ok(())
+            }
             Self::Message(message) => f.write_str(message),
             Self::Tensor(err) => fmt::Display::fmt(err, f),
             #[cfg(feature = "cuda")]

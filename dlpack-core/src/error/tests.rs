@@ -72,6 +72,21 @@ fn every_variant() -> Vec<(Error, &'static str)> {
             },
             "device id 4294967296 is out of range for u8: expected 0 to 255",
         ),
+        (
+            Error::NoElement {
+                type_name: "burn_std::DType",
+                variant: Some("F8E4M3"),
+                data_type: Some(DataType::FLOAT8_E4M3FN),
+                handled: &[
+                    Some(DataType::F32),
+                    None,
+                    Some(DataType::U8),
+                    Some(DataType::F32),
+                ],
+            },
+            "burn_std::DType::F8E4M3 (float8_e4m3fn) has no Rust element type; a dispatch over \
+             DType runs kernels on float32, uint8",
+        ),
         (Error::msg("context was destroyed"), "context was destroyed"),
         (
             Error::Tensor(crate::tensor::TensorError::NegativeDim { axis: 2, value: -4 }),
@@ -94,6 +109,7 @@ fn every_variant() -> Vec<(Error, &'static str)> {
             | Error::UnsupportedDataType { .. }
             | Error::UnsupportedDevice { .. }
             | Error::DeviceIdOutOfRange { .. }
+            | Error::NoElement { .. }
             | Error::Message(_)
             | Error::Tensor(_) => {}
             #[cfg(feature = "cuda")]
@@ -129,6 +145,30 @@ fn an_empty_support_list_says_nothing() {
     assert_eq!(
         err.to_string(),
         "Empty has no DLPack data type for float32; it supports: nothing"
+    );
+}
+
+#[test]
+fn a_dispatch_error_names_the_value_and_what_the_dispatch_runs_on() {
+    let skip = Error::NoElement {
+        type_name: "burn_std::DType",
+        variant: Some("QFloat"),
+        data_type: None,
+        handled: &[None],
+    };
+    assert_eq!(
+        skip.to_string(),
+        "burn_std::DType::QFloat has no DLPack data type; a dispatch over DType runs kernels on nothing"
+    );
+    let bare = Error::NoElement {
+        type_name: "dlpack_core::ffi::value::DataType",
+        variant: None,
+        data_type: Some(DataType::F32.with_lanes(4)),
+        handled: &[Some(DataType::BOOL)],
+    };
+    assert_eq!(
+        bare.to_string(),
+        "float32x4 has no Rust element type; a dispatch over DataType runs kernels on bool"
     );
 }
 

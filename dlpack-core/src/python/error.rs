@@ -3,7 +3,7 @@
 use pyo3::PyErr;
 #[cfg(feature = "cuda")]
 use pyo3::exceptions::PyRuntimeError;
-use pyo3::exceptions::{PyBufferError, PyValueError};
+use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 
 use crate::error::{Error, TensorError};
 
@@ -47,6 +47,8 @@ impl From<Error> for PyErr {
             | Error::UnsupportedDevice { .. }
             | Error::DeviceIdOutOfRange { .. }
             | Error::Message(_) => PyValueError::new_err(python_message(&err)),
+            // A kernel dispatched on a value it has no type for: the value is of the wrong type.
+            Error::NoElement { .. } => PyTypeError::new_err(python_message(&err)),
             Error::Tensor(_) => PyBufferError::new_err(python_message(&err)),
             #[cfg(feature = "cuda")]
             Error::Cuda(ref cuda) => cuda_error(cuda, err.to_string()),
@@ -98,7 +100,8 @@ fn python_message(err: &Error) -> String {
         | Error::NoDevice { type_name, .. }
         | Error::UnsupportedDataType { type_name, .. }
         | Error::UnsupportedDevice { type_name, .. }
-        | Error::DeviceIdOutOfRange { type_name, .. } => value_message(err, &own_name(type_name)),
+        | Error::DeviceIdOutOfRange { type_name, .. }
+        | Error::NoElement { type_name, .. } => value_message(err, &own_name(type_name)),
         Error::Tensor(TensorError::DataTypeMismatch {
             dtype, requested, ..
         }) => Some(format!("expected a {requested} tensor, got {dtype}")),
@@ -133,6 +136,31 @@ pub(crate) fn value_message(err: &Error, class: &str) -> Option<String> {
         ),
         Error::DeviceIdOutOfRange { id, min, max, .. } => {
             format!("device id {id} is out of range for {class}: expected {min} to {max}")
+        }
+        Error::NoElement {
+            variant,
+            data_type,
+            handled,
+            ..
+        } => {
+            let value = match (variant, data_type) {
+                (Some(variant), Some(data_type)) => {
+                    format!("{class}.{variant} ({data_type}) has no Rust element type")
+                }
+                (Some(variant), None) => format!("{class}.{variant} has no DLPack data type"),
+                (None, Some(data_type)) => format!("{data_type} has no Rust element type"),
+                (None, None) => "the value has no Rust element type".to_owned(),
+            };
+            let mut seen: Vec<crate::DataType> = Vec::new();
+            for data_type in handled.iter().flatten() {
+                if !seen.contains(data_type) {
+                    seen.push(*data_type);
+                }
+            }
+            format!(
+                "{value}; a dispatch over {class} runs kernels on {}",
+                list(&seen)
+            )
         }
         _ => return None,
     })

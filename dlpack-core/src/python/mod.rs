@@ -6,7 +6,7 @@
 //! |---|---|
 //! | give Python your framework's tensors | [`pymethods(tensor)`](pymethods) on your `#[pyclass]`, with a [`CpuTensor`] impl for host memory (one method: the tensor), or a [`TensorClass`] impl ([`DlpackRequest`] decides share or copy) |
 //! | hand Python a Rust tensor without a class of your own | [`to_python`] ([`PyTensor`]) |
-//! | take any Python tensor in a Rust function | [`with_tensor_view`] (borrowed, for a kernel), [`import_tensor`] (owned) |
+//! | take any Python tensor in a Rust function | [`TensorArg`] (typed, checked before the body runs), [`with_tensor_view`] (borrowed, for a kernel), [`import_tensor`] (owned) |
 //! | dtype and device classes of your own | [`pymethods(data_type)`](pymethods) / [`pymethods(device)`](pymethods), [`add_values`] |
 //! | read any dtype or device object (NumPy's, PyTorch's, JAX's, Paddle's, a name) | [`DataTypeLike`], [`DeviceLike`] (handing back a [`PyDataType`], [`PyDevice`]) |
 //! | the RFC's `from_dlpack` over tensors, dtypes and devices | [`from_dlpack`] |
@@ -425,12 +425,18 @@ pub use capsule::{
 };
 #[doc(hidden)]
 pub use class::generated as __generated;
-pub use class::{CpuTensor, ProtocolClass, TensorClass, add_values, from_dlpack};
+pub use class::{CpuTensor, TensorClass, add_values, from_dlpack};
+// The trait `#[pymethods]` implements for `add_values`: no author implements or names it
+// (`add_values::<DType>` does), so it takes none of the module's 22 names.
+#[doc(hidden)]
+pub use class::ProtocolClass;
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
-pub use import::{import_tensor, with_tensor_view};
+#[doc(hidden)]
+pub use import::{ArgType, NamedArg as __NamedArg};
+pub use import::{TensorArg, import_tensor, with_tensor_view};
 pub use to_python::{PyTensor, to_python};
 #[doc(hidden)]
 pub use values::classify::EXCHANGE_API;
@@ -441,6 +447,12 @@ pub use values::read::{ValueKind, read_tensor_device, value_kind};
 #[cfg(feature = "derive")]
 #[doc(inline)]
 pub use dlpack_derive::pymethods;
+
+/// Names the function and the argument in the errors of its [`TensorArg`] arguments: written
+/// above `#[pyfunction]`; see [`TensorArg`]. (Listed there rather than here, to keep this
+/// module's names few.)
+#[doc(hidden)]
+pub use dlpack_derive::tensor_args;
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name
 /// it through this re-export.

@@ -397,6 +397,24 @@ impl<M: Abi> ManagedTensor<M> {
         Ok(unsafe { TensorView::from_meta(meta) })
     }
 
+    /// The validated metadata, for a holder that keeps it beside the tensor (a typed Python
+    /// argument).
+    ///
+    /// # Safety
+    ///
+    /// The metadata must not be used after `self` is dropped. Moving `self` is allowed: the
+    /// shape and strides it borrows live in the producer's allocation, not in `self`.
+    #[inline]
+    #[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
+    pub(crate) unsafe fn meta_detached<'x>(&self) -> Result<TensorMeta<'x>, TensorError> {
+        let meta = self.meta()?;
+        // SAFETY: only the lifetime changes. The shape and strides `meta` borrows belong to the
+        // producer's tensor (our own export's allocation, or the foreign one), which lives
+        // until `self`'s deleter runs, wherever `self` is moved; the caller drops the result
+        // first.
+        Ok(unsafe { core::mem::transmute::<TensorMeta<'_>, TensorMeta<'x>>(meta) })
+    }
+
     /// The validated metadata.
     #[inline]
     fn meta(&self) -> Result<TensorMeta<'_>, TensorError> {
@@ -499,4 +517,49 @@ pub(crate) fn compact_copy(meta: &TensorMeta<'_>) -> Result<ManagedTensor, Tenso
         flags: compact::copy_flags(meta.dtype(), meta.flags()),
     };
     Ok(ManagedTensor::from_owned(allocation::export(buf, &how)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::prelude::rust_2024::*;
+
+    use super::ManagedTensor;
+    use crate::tensor::{TensorOwner, TensorParts, TensorView};
+
+    /// A legacy-style owner with null strides, so that the metadata owns its compact strides.
+    struct NoStrides(Vec<u16>);
+    // SAFETY: the Vec's 6 elements are the tensor, owned by `NoStrides` alone.
+    unsafe impl TensorOwner for NoStrides {
+        fn describe(&mut self) -> TensorParts<'_> {
+            TensorParts::host(self.0.as_mut_ptr(), &[2_usize, 3])
+        }
+    }
+
+    #[test]
+    fn detached_metadata_outlives_moves_of_the_tensor() {
+        let tensor = ManagedTensor::from_vec(vec![1_u32, 2, 3, 4, 5, 6], &[3, 2]).unwrap();
+        // SAFETY: `meta` is dropped before `moved`, the tensor it was taken from.
+        let meta = unsafe { tensor.meta_detached().unwrap() };
+        let moved = Box::new(tensor);
+        let moved = *moved;
+        assert_eq!((meta.shape(), meta.strides()), (&[3, 2][..], &[2, 1][..]));
+        // SAFETY: the data is `moved`'s, alive and written by nobody for the view's life.
+        let view = unsafe { TensorView::from_meta(meta.reborrow()) };
+        assert_eq!(view.as_slice::<u32>().unwrap(), [1, 2, 3, 4, 5, 6]);
+        drop(view);
+        drop(meta);
+        drop(moved);
+
+        let owned = ManagedTensor::from_owner(NoStrides(vec![7; 6])).unwrap();
+        // SAFETY: as above.
+        let meta = unsafe { owned.meta_detached().unwrap() };
+        let owned = [owned];
+        assert_eq!(meta.strides(), [3, 1]);
+        // SAFETY: as above.
+        let view = unsafe { TensorView::from_meta(meta.reborrow()) };
+        assert_eq!(view.iter::<u16>().unwrap().sum::<u16>(), 42);
+        drop(view);
+        drop(meta);
+        drop(owned);
+    }
 }

@@ -204,6 +204,7 @@ pub(crate) mod import;
 pub(crate) mod legacy;
 pub(crate) mod limits;
 pub(crate) mod managed;
+pub mod require;
 
 #[cfg(feature = "ndarray")]
 mod ndarray;

@@ -8,6 +8,8 @@
 //! - [`route`]: the set an item not matched directly is routed by, read by the three above.
 //! - [`remote`]: a mirror's conversions to and from the type it mirrors, which prove they
 //!   match.
+//! - [`args`]: `#[tensor_args]`, a `#[pyfunction]`'s typed tensor arguments extracted by name.
+//! - [`dispatch`]: a data type enum's dispatch, a bound per variant whose message names it.
 //! - [`python`]: `#[pymethods(…)]`, the author's block completed with the protocol methods.
 //! - [`fallback`]: the impls emitted beside the errors of an invalid input.
 //! - [`tokens`]: the small helpers every part uses.
@@ -21,14 +23,16 @@
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! assertions fallback import python remote
+//! args assertions dispatch fallback import python remote
 //! items
 //! builder route value
 //! tokens
 //! ```
 
+pub(crate) mod args;
 mod assertions;
 mod builder;
+mod dispatch;
 mod fallback;
 mod import;
 mod items;
@@ -73,8 +77,11 @@ fn expand(input: &Input, model: &Model) -> TokenStream {
         paths: &paths,
         items: &model.items,
     };
+    let bounds = g.bounds();
+    let dispatch = (model.kind == Kind::DataType && model.is_enum)
+        .then(|| dispatch::expand(input, &paths, &model.items, &bounds));
     let parts = Parts {
-        bounds: g.bounds(),
+        bounds,
         produces: g.set(false),
         accepts: g.set(true),
         export: g.export(),
@@ -85,7 +92,13 @@ fn expand(input: &Input, model: &Model) -> TokenStream {
         checks: assertions::expand(input, &paths, &model.items),
         fallback: false,
     };
-    let impls = builder::build(input, &paths, parts);
+    let mut impls = builder::build(input, &paths, parts);
+    if let Some(dispatch) = dispatch {
+        impls.extend(quote! {
+            #[allow(deprecated, non_local_definitions)]
+            const _: () = { #dispatch };
+        });
+    }
     let remote = remote::expand(input, model, &paths);
     if remote.is_empty() {
         return impls;

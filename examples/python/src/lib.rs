@@ -23,6 +23,7 @@ mod memory;
 mod minifloat;
 mod scalar;
 mod tensor;
+mod typed;
 
 use pyo3::prelude::*;
 
@@ -41,7 +42,9 @@ mod dlpack_demo {
     use pyo3::prelude::*;
 
     #[pymodule_export]
-    use super::tensor::{exchange_table_v2, nbytes, sum};
+    use super::tensor::{exchange_table_v2, nbytes, nbytes_of_view, sum};
+    #[pymodule_export]
+    use super::typed::{row_sums, scale, total_detached};
     #[pymodule_export]
     use super::{DType, PyDevice, Tensor};
 

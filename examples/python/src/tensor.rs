@@ -30,7 +30,7 @@ mod exchange;
 mod layout;
 #[cfg(feature = "cuda")]
 mod on_cuda;
-pub use exchange::{exchange_table_v2, nbytes, sum};
+pub use exchange::{Real, exchange_table_v2, nbytes, nbytes_of_view, sum};
 #[cfg(feature = "cuda")]
 pub use on_cuda::import_on_stream;
 

@@ -12,12 +12,13 @@
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
 //! tests
-//! view
+//! arg view
 //! cuda
 //! ask settle
 //! host_copy table torch
 //! ```
 
+mod arg;
 mod ask;
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -31,6 +32,7 @@ mod view;
 
 use pyo3::prelude::*;
 
+pub use arg::{ArgType, NamedArg, TensorArg};
 #[cfg(feature = "cuda")]
 pub use cuda::import_tensor_on_stream;
 pub use view::with_tensor_view;

@@ -231,6 +231,19 @@ impl<'a> TensorViewMut<'a> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn iter_mut<T: Element>(&mut self) -> Result<IterMut<'_, T>, Error> {
+        self.reborrow_mut().into_iter_mut()
+    }
+
+    /// This view for a shorter lifetime: what `iter_mut` iterates through.
+    fn reborrow_mut(&mut self) -> TensorViewMut<'_> {
+        TensorViewMut {
+            meta: self.meta.reborrow(),
+            _data: PhantomData,
+        }
+    }
+
+    /// [`iter_mut`](Self::iter_mut) for the whole lifetime.
+    pub(crate) fn into_iter_mut<T: Element>(self) -> Result<IterMut<'a, T>, Error> {
         let view = &self.meta;
         view.check_type::<T>()?;
         let layout = view.layout();
@@ -242,7 +255,7 @@ impl<'a> TensorViewMut<'a> {
         };
         check_align::<T>(first)?;
         // SAFETY: the offsets are distinct (no overlap), inside the validated extent, aligned,
-        // and exclusively ours for the borrow of `self`; bools are checked first.
+        // and exclusively ours for 'a (`self` is consumed); bools are checked first.
         unsafe {
             check_bools::<T>(first, || Walk::Strided(offsets.clone()))?;
             Ok(IterMut::new(first, offsets))

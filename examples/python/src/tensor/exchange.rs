@@ -3,9 +3,13 @@
 //! without a Python call, and a TVM FFI function hands back the tensors it allocates through
 //! our allocator as `dlpack_demo.Tensor`s.
 
-use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor};
-use dlpack_core::tensor::{Flags, TensorParts};
-use dlpack_core::{DataType, Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
+use dlpack_core::dispatch::Kernel;
+use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor, TensorArg, tensor_args};
+use dlpack_core::tensor::require::{ANY_NDIM, AnyDevice};
+use dlpack_core::tensor::{Flags, Iter, TensorParts};
+use dlpack_core::{
+    DataType, Device as DlDevice, DlpackDataType, DlpackDevice, Element, ManagedTensor,
+};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 
@@ -77,30 +81,55 @@ impl ExchangeTensor for Tensor {
     }
 }
 
-/// `sum(x)`: the sum of the elements of any float32 or float64 tensor of any library, as a
-/// float: a Rust kernel, written as `dlpack_core` asks kernels to be, on a view that
-/// `with_tensor_view` lends it (through the type's exchange table without an allocation when
-/// it has one, through `__dlpack__` otherwise).
-#[pyfunction]
-pub fn sum(x: &Bound<'_, PyAny>) -> PyResult<f64> {
-    dlpack_core::python::with_tensor_view(x, |view| -> PyResult<f64> {
-        Ok(match view.dtype() {
-            DataType::F32 => view.iter::<f32>()?.map(f64::from).sum(),
-            DataType::F64 => view.iter::<f64>()?.sum(),
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "sum() adds float32 or float64 elements, not {other}"
-                )));
-            }
-        })
-    })?
+/// The element types `sum` adds: an enum of its own, so that the kernel over floats is proven
+/// to take each one, and a tensor of another dtype is refused before `sum`'s body runs.
+#[derive(Clone, Copy, Debug, DlpackDataType)]
+pub enum Real {
+    #[dlpack("float32")]
+    F32,
+    #[dlpack("float64")]
+    F64,
 }
 
-/// `nbytes(x)`: the bytes the elements of any tensor of any library take (packed sub-byte
-/// elements counted as stored), read from the view `with_tensor_view` lends: the cheapest
-/// kernel there is, so that its time is the borrowed path's own.
+/// The kernel of `sum`: written once, over every element type that widens to `f64`, in any
+/// strides.
+struct Sum;
+
+impl<T: Element + Into<f64>> Kernel<Iter<'_, T>> for Sum {
+    type Output = f64;
+
+    fn run(self, x: Iter<'_, T>) -> f64 {
+        x.map(Into::into).sum()
+    }
+}
+
+/// `sum(x)`: the sum of the elements of any float32 or float64 tensor of any library, in any
+/// strides, as a float. `x` is a typed argument, checked before the body runs (a tensor of
+/// another dtype is a `TypeError` that names `sum` and `x`), borrowed through the type's
+/// exchange table without an allocation when it has one, through `__dlpack__` otherwise; the
+/// kernel is dispatched on its dtype.
+#[tensor_args]
 #[pyfunction]
-pub fn nbytes(x: &Bound<'_, PyAny>) -> PyResult<usize> {
+pub fn sum(x: TensorArg<'_, Real>) -> PyResult<f64> {
+    Ok(x.dispatch_iter(Sum)?)
+}
+
+/// `nbytes(x)`: the bytes the elements of any tensor of any library, of any dtype and on any
+/// device, take (packed sub-byte elements counted as stored), read from the typed argument's
+/// metadata: the cheapest kernel there is, so that its time is the argument's own.
+#[tensor_args]
+#[pyfunction]
+pub fn nbytes(x: TensorArg<'_, DataType, ANY_NDIM, AnyDevice>) -> PyResult<usize> {
+    let view = x.view();
+    view.dtype()
+        .packed_size(view.len())
+        .ok_or_else(|| PyValueError::new_err("the tensor's size overflows"))
+}
+
+/// `nbytes_of_view(x)`: `nbytes` written with `with_tensor_view` and no typed argument, for
+/// the benchmark that compares the two.
+#[pyfunction]
+pub fn nbytes_of_view(x: &Bound<'_, PyAny>) -> PyResult<usize> {
     dlpack_core::python::with_tensor_view(x, |view| {
         view.dtype()
             .packed_size(view.len())

@@ -1,0 +1,788 @@
+//! [`TensorArg`]: any Python tensor as a typed `#[pyfunction]` argument, checked before the
+//! body runs.
+
+use core::fmt::Write as _;
+use core::marker::PhantomData;
+
+use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+
+use crate::DataType;
+use crate::Device;
+use crate::dispatch::{Dispatch, Runs, Slice, SliceMut, Strided, StridedMut};
+use crate::element::Element;
+use crate::error::Error;
+use crate::ffi::DLTensor;
+use crate::python::error::buffer_error;
+use crate::python::import::import_tensor;
+use crate::python::import::table::Table;
+use crate::python::import::torch;
+use crate::python::message::type_name;
+use crate::python::values::classify::{AsTensor, as_tensor};
+use crate::tensor::import::meta::TensorMeta;
+use crate::tensor::import::validate::StridesRule;
+use crate::tensor::require::{ANY_NDIM, ReadOnly, Requirement};
+use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewMut};
+
+/// Any Python object that speaks DLPack (NumPy, PyTorch, JAX, PaddlePaddle, TVM FFI, CuPy, a
+/// class of yours) as a typed argument of a `#[pyfunction]`, checked before the body runs:
+/// the element type `T`, the number of dimensions `NDIM` (any by default), and what `A`
+/// requires ([`tensor::require`](crate::tensor::require): read in place by default, or
+/// written, held owned and `Send`, compact, on any device). The device is one the host reads
+/// (the CPU, and pinned or managed memory) unless `A` is `AnyDevice<…>`.
+///
+/// `T` is a Rust element type (`f32`, `half::f16`, …) for typed access
+/// ([`as_slice`](Self::as_slice), [`iter`](Self::iter)), or a dtype type — [`DataType`] (the
+/// default: any data type) or an enum that derives `DlpackDataType` (one of its data types) —
+/// whose kernels are [dispatched](crate::dispatch) on the tensor's data type
+/// ([`dispatch`](Self::dispatch), [`dispatch_iter`](Self::dispatch_iter)).
+///
+/// Nothing is copied: a tensor whose type publishes DLPack's C exchange table is borrowed
+/// through it, as [`with_tensor_view`](crate::python::with_tensor_view) borrows it, and any
+/// other is imported (`__dlpack__`) and released when the argument is dropped, or when
+/// extraction fails. A tensor that is not what the argument requires is a `TypeError` that says
+/// what was expected and what was given; one its producer cannot export is its `BufferError`.
+/// With `#[tensor_args]` (from this module, written above `#[pyfunction]`) the message names
+/// the function and the argument, as Python's own do:
+///
+/// ```
+/// use dlpack_core::python::{TensorArg, tensor_args, versioned_capsule};
+/// use dlpack_core::{DlpackDataType, ManagedTensor};
+/// use dlpack_core::tensor::require::{ANY_NDIM, Owned, ReadWrite};
+/// use pyo3::prelude::*;
+///
+/// /// The sum of a float32 matrix's elements, in any strides.
+/// #[tensor_args]
+/// #[pyfunction]
+/// fn sum(x: TensorArg<'_, f32, 2>) -> PyResult<f32> {
+///     Ok(x.iter()?.sum())
+/// }
+///
+/// /// Scales a float64 tensor in place.
+/// #[tensor_args]
+/// #[pyfunction]
+/// fn scale(mut x: TensorArg<'_, f64, ANY_NDIM, ReadWrite>, by: f64) -> PyResult<()> {
+///     x.iter_mut()?.for_each(|v| *v *= by);
+///     Ok(())
+/// }
+///
+/// /// The largest element, found without the GIL.
+/// #[tensor_args]
+/// #[pyfunction]
+/// fn max(py: Python<'_>, x: TensorArg<'_, u8, 1, Owned>) -> PyResult<u8> {
+///     py.detach(|| Ok(x.as_slice()?.iter().copied().max().unwrap_or(0)))
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let sum = wrap_pyfunction!(sum, py)?;
+///     let matrix = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?)?;
+///     assert_eq!(sum.call1((matrix,))?.extract::<f32>()?, 10.0);
+///
+///     let vector = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[3])?)?;
+///     let err = sum.call1((vector,)).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+///     assert_eq!(
+///         err.value(py).to_string(),
+///         "sum(): argument 'x' must be a float32 tensor with 2 dimensions on cpu, \
+///          got a float64 PyCapsule with shape (3,)"
+///     );
+///     let bytes = versioned_capsule(py, ManagedTensor::from_vec(vec![3_u8, 9, 4], &[3])?)?;
+///     assert_eq!(wrap_pyfunction!(max, py)?.call1((bytes,))?.extract::<u8>()?, 9);
+///     let _ = wrap_pyfunction!(scale, py)?;
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+///
+/// An untyped argument dispatches a kernel written once over the element types of your dtype
+/// enum, with the tensor's dtype checked against it before the body runs:
+///
+/// ```
+/// use dlpack_core::dispatch::Kernel;
+/// use dlpack_core::python::{TensorArg, tensor_args, versioned_capsule};
+/// use dlpack_core::{DlpackDataType, ManagedTensor};
+/// use pyo3::prelude::*;
+///
+/// #[derive(Clone, Copy, DlpackDataType)]
+/// enum Real { #[dlpack("float32")] F32, #[dlpack("float64")] F64 }
+///
+/// struct Mean;
+/// impl<T: dlpack_core::Element + Into<f64>> Kernel<dlpack_core::tensor::Iter<'_, T>> for Mean {
+///     type Output = f64;
+///     fn run(self, x: dlpack_core::tensor::Iter<'_, T>) -> f64 {
+///         let n = x.len() as f64;
+///         x.map(Into::into).sum::<f64>() / n
+///     }
+/// }
+///
+/// #[tensor_args]
+/// #[pyfunction]
+/// fn mean(x: TensorArg<'_, Real>) -> PyResult<f64> {
+///     Ok(x.dispatch_iter(Mean)?)
+/// }
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let mean = wrap_pyfunction!(mean, py)?;
+///     let x = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?)?;
+///     assert_eq!(mean.call1((x,))?.extract::<f64>()?, 1.5);
+///     let ints = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i32], &[1])?)?;
+///     let err = mean.call1((ints,)).unwrap_err().value(py).to_string();
+///     assert_eq!(err, "mean(): argument 'x' must be a float32 or float64 tensor on cpu, got a int32 PyCapsule with shape (1,)");
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub struct TensorArg<
+    'a,
+    T: ArgType = DataType,
+    const NDIM: usize = ANY_NDIM,
+    A: Requirement = ReadOnly,
+> {
+    /// The validated metadata, borrowed from the Python object (for `'a`) or from `tensor`.
+    /// Declared first: dropped before `tensor`.
+    meta: TensorMeta<'a>,
+    /// The imported tensor, when the argument holds one.
+    tensor: Option<ManagedTensor>,
+    _types: Types<T, A>,
+}
+
+/// What a [`TensorArg`]'s type parameters leave in it: the element type's marker, and what
+/// makes a borrowed argument neither `Send` nor `Sync` ([`Requirement::Holds`]).
+type Types<T, A> = PhantomData<(fn() -> T, <A as Requirement>::Holds)>;
+
+/// The element types and dtype types a [`TensorArg`] takes: every Rust type that implements
+/// [`Element`] in this crate, [`DataType`], and every enum that derives `DlpackDataType`. Not
+/// public API.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is neither a DLPack element type nor a dtype type, so no tensor argument holds it",
+    label = "not an `Element` (`f32`, `half::f16`, …) nor a dtype type (`DataType`, an enum that derives `DlpackDataType`)",
+    note = "a typed argument names its element type (`TensorArg<'_, f32>`); an untyped one, the dtype type its kernels are dispatched over (`TensorArg<'_, DType>`)"
+)]
+pub trait ArgType {
+    /// Whether a tensor of `data_type` is taken.
+    fn accepts(data_type: DataType) -> bool;
+    /// What is taken, for the message: `float32`, `float32 or float64`, or empty for any.
+    fn expected(out: &mut String);
+}
+
+/// The metadata, as the views show it.
+///
+/// ```
+/// use dlpack_core::python::{TensorArg, versioned_capsule};
+/// use dlpack_core::ManagedTensor;
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 2], &[2])?)?;
+///     let x: TensorArg<'_, u8> = obj.as_any().extract()?;
+///     assert!(format!("{x:?}").starts_with("TensorArg"));
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+impl<T: ArgType, const NDIM: usize, A: Requirement> core::fmt::Debug for TensorArg<'_, T, NDIM, A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.meta.debug_as("TensorArg", f)
+    }
+}
+
+/// A [`TensorArg`], read by name: what `#[tensor_args]`'s extractors call. Not public API.
+#[doc(hidden)]
+pub trait NamedArg<'a>: Sized {
+    /// Reads `obj` as the argument `argument` of `function`.
+    fn __extract_named(obj: &'a Bound<'_, PyAny>, function: &str, argument: &str)
+    -> PyResult<Self>;
+}
+
+impl<'a, T: ArgType, const NDIM: usize, A: Requirement> NamedArg<'a> for TensorArg<'a, T, NDIM, A> {
+    #[inline(always)]
+    fn __extract_named(
+        obj: &'a Bound<'_, PyAny>,
+        function: &str,
+        argument: &str,
+    ) -> PyResult<Self> {
+        // SAFETY: `obj` is borrowed for 'a, so the object lives for 'a.
+        unsafe { Self::extract_as(obj, Some((function, argument))) }
+    }
+}
+
+/// Writes `a, b or c`.
+fn one_of(out: &mut String, data_types: impl Iterator<Item = DataType>) {
+    let all: Vec<DataType> = data_types.collect();
+    for (i, data_type) in all.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if i + 1 == all.len() { " or " } else { ", " });
+        }
+        let _ = write!(out, "{data_type}");
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: Dispatch> ArgType for E {
+    #[inline]
+    fn accepts(data_type: DataType) -> bool {
+        E::ACCEPTS.contains(data_type)
+    }
+
+    fn expected(out: &mut String) {
+        if !E::ACCEPTS.is_all() {
+            one_of(out, E::ACCEPTS.iter());
+        }
+    }
+}
+
+macro_rules! element_args {
+    ($($(#[$cfg:meta])* $ty:ty,)*) => {
+        $(
+            $(#[$cfg])*
+            impl ArgType for $ty {
+                #[inline]
+                fn accepts(data_type: DataType) -> bool {
+                    data_type == <$ty as Element>::DATA_TYPE
+                }
+
+                fn expected(out: &mut String) {
+                    let _ = write!(out, "{}", <$ty as Element>::DATA_TYPE);
+                }
+            }
+        )*
+    };
+}
+
+element_args! {
+    bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64,
+    #[cfg(feature = "half")] half::f16,
+    #[cfg(feature = "half")] half::bf16,
+    #[cfg(feature = "num-complex")] num_complex::Complex<f32>,
+    #[cfg(feature = "num-complex")] num_complex::Complex<f64>,
+}
+
+impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A> {
+    /// # Safety
+    ///
+    /// The object `obj` points to lives for 'a.
+    #[inline(always)]
+    unsafe fn extract_as(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
+        let (table, torch) = match as_tensor(&obj.get_type())? {
+            AsTensor::Tensor { table, torch } => (table, torch),
+            // A capsule is a tensor too, imported as it is.
+            AsTensor::NotTensor if obj.is_instance_of::<PyCapsule>() => (None, false),
+            AsTensor::NotTensor => return Err(mismatch::<T, NDIM, A>(obj, names, None)),
+        };
+        // What no export of a PyTorch tensor describes right, refused on every path.
+        if torch {
+            torch::refuse_negated(obj)?;
+        }
+        // Borrowed through the exchange table, as `with_tensor_view` borrows: read in place,
+        // on the host; for a PyTorch tensor, only one its table describes as `__dlpack__` would.
+        if let (false, false, Some(table)) = (A::WRITE, A::OWNED, table) {
+            if !torch || torch::table_may_describe(obj)? {
+                // SAFETY: forwarded from the caller.
+                if let Some(meta) = unsafe { borrow(obj, Table(table), torch)? } {
+                    return Self::checked(obj, names, meta, None);
+                }
+            }
+        }
+        let tensor = import_tensor(obj, None, None)?;
+        // SAFETY: `meta` is kept in the argument beside `tensor`, declared before it, so it is
+        // dropped first; on a refusal both are dropped here.
+        let meta =
+            unsafe { tensor.meta_detached() }.map_err(|err| buffer_error(Error::Tensor(err)))?;
+        Self::checked(obj, names, meta, Some(tensor))
+    }
+
+    #[inline(always)]
+    fn checked(
+        obj: &Bound<'_, PyAny>,
+        names: Option<(&str, &str)>,
+        meta: TensorMeta<'a>,
+        tensor: Option<ManagedTensor>,
+    ) -> PyResult<Self> {
+        let device_ok = A::ANY_DEVICE || Device::CPU.can_access(meta.device());
+        let fits = T::accepts(meta.dtype())
+            && (NDIM == ANY_NDIM || meta.ndim() == NDIM)
+            && device_ok
+            && (!A::COMPACT || meta.is_compact())
+            && (!A::WRITE || !meta.flags().contains(Flags::READ_ONLY));
+        if !fits {
+            // The import, if any, is released here, before the error reaches Python.
+            return Err(mismatch::<T, NDIM, A>(obj, names, Some(&meta)));
+        }
+        Ok(Self {
+            meta,
+            tensor,
+            _types: PhantomData,
+        })
+    }
+
+    /// A read-only view: shape, strides, data type, device, and typed access.
+    ///
+    /// ```
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::ManagedTensor;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?)?;
+    ///     let x: TensorArg<'_> = obj.as_any().extract()?;
+    ///     assert_eq!(x.view().shape(), [2, 3]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn view(&self) -> TensorView<'_> {
+        // SAFETY: the elements are readable and unwritten while the Python object (borrowed
+        // for 'a) or `self.tensor` lives, as for `with_tensor_view` and `ManagedTensor::view`;
+        // the view borrows `self`.
+        unsafe { TensorView::from_meta(self.meta.reborrow()) }
+    }
+
+    /// The imported tensor, when the argument holds one (always for `Owned` and `ReadWrite`;
+    /// for `ReadOnly`, unless it was borrowed through its type's exchange table).
+    ///
+    /// ```
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::tensor::require::{ANY_NDIM, Owned};
+    /// use dlpack_core::ManagedTensor;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i8], &[1])?)?;
+    ///     let x: TensorArg<'_, i8, ANY_NDIM, Owned> = obj.as_any().extract()?;
+    ///     let tensor = x.into_tensor().expect("owned");
+    ///     assert_eq!(tensor.view()?.as_slice::<i8>()?, [1]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    pub fn into_tensor(self) -> Option<ManagedTensor> {
+        let Self { meta, tensor, .. } = self;
+        drop(meta);
+        tensor
+    }
+}
+
+impl<'a, T: Element + ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A> {
+    /// The elements as a slice, for a compact tensor (`Compact<…>` makes sure of it); refuses
+    /// an address not aligned for `T`, and for `bool` a byte other than 0 or 1.
+    ///
+    /// ```
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::ManagedTensor;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1_u16, 2], &[2])?)?;
+    ///     let x: TensorArg<'_, u16, 1> = obj.as_any().extract()?;
+    ///     assert_eq!(x.as_slice()?, [1, 2]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn as_slice(&self) -> Result<&[T], Error> {
+        let (first, len) = self.meta.slice_ptr::<T>()?;
+        // SAFETY: `slice_ptr` checked the type, layout, alignment and bools; the elements are
+        // readable and unwritten while `self` lives (see `view`), which the slice borrows.
+        Ok(unsafe { core::slice::from_raw_parts(first, len) })
+    }
+
+    /// The elements in row-major order, in any strides.
+    ///
+    /// ```
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::ManagedTensor;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i32, 2, 3], &[3])?)?;
+    ///     let x: TensorArg<'_, i32> = obj.as_any().extract()?;
+    ///     assert_eq!(x.iter()?.sum::<i32>(), 6);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Result<Iter<'_, T>, Error> {
+        self.view().iter::<T>()
+    }
+}
+
+impl<'a, T: Element + ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A> {
+    /// The elements as a mutable slice (`ReadWrite`, and compact). A `ReadOnly` or `Owned`
+    /// argument refuses: it may share its memory with readers.
+    ///
+    /// ```
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::tensor::require::{ANY_NDIM, ReadWrite};
+    /// use dlpack_core::ManagedTensor;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![3_u8, 1, 2], &[3])?)?;
+    ///     let mut x: TensorArg<'_, u8, ANY_NDIM, ReadWrite> = obj.as_any().extract()?;
+    ///     x.as_slice_mut()?.sort();
+    ///     assert_eq!(x.as_slice()?, [1, 2, 3]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn as_slice_mut(&mut self) -> Result<&mut [T], Error> {
+        let (first, len) = self.writable()?.slice_ptr::<T>()?;
+        // SAFETY: as `as_slice`; the argument requires a writable tensor, which Rust code
+        // reaches only through this `&mut self`.
+        Ok(unsafe { core::slice::from_raw_parts_mut(first, len) })
+    }
+
+    /// Mutable references to the elements in row-major order, in any strides that reach each
+    /// element once (`ReadWrite`).
+    ///
+    /// ```
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::tensor::require::{ANY_NDIM, ReadWrite};
+    /// use dlpack_core::ManagedTensor;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?)?;
+    ///     let mut x: TensorArg<'_, f32, 1, ReadWrite> = obj.as_any().extract()?;
+    ///     x.iter_mut()?.for_each(|v| *v = -*v);
+    ///     assert_eq!(x.as_slice()?, [-1.0, -2.0]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn iter_mut(&mut self) -> Result<IterMut<'_, T>, Error> {
+        self.view_mut()?.into_iter_mut::<T>()
+    }
+}
+
+impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A> {
+    /// A view that may write the elements (`ReadWrite`); a `ReadOnly` or `Owned` argument
+    /// refuses.
+    ///
+    /// ```
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::tensor::require::{ANY_NDIM, ReadWrite};
+    /// use dlpack_core::ManagedTensor;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 2], &[2])?)?;
+    ///     let mut x: TensorArg<'_, u8, ANY_NDIM, ReadWrite> = obj.as_any().extract()?;
+    ///     x.view_mut()?.as_slice_mut::<u8>()?.fill(7);
+    ///     assert_eq!(x.as_slice()?, [7, 7]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    pub fn view_mut(&mut self) -> Result<TensorViewMut<'_>, Error> {
+        let meta = self.writable()?.reborrow();
+        // SAFETY: a writable tensor (checked on extraction), whose elements Rust code reaches
+        // only through `&mut self`, borrowed by the view.
+        Ok(unsafe { TensorViewMut::from_meta(meta)? })
+    }
+
+    fn writable(&self) -> Result<&TensorMeta<'a>, Error> {
+        if A::WRITE {
+            Ok(&self.meta)
+        } else {
+            Err(Error::msg(
+                "a tensor argument that is not `ReadWrite` may share its memory with readers: \
+                 it is not written",
+            ))
+        }
+    }
+}
+
+impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, A> {
+    /// Runs `kernel` on the elements as `&[T]`, `T` the element type of the tensor's data type
+    /// as a value of `E` (see [`Dispatch::dispatch_slice`]).
+    ///
+    /// ```
+    /// use dlpack_core::dispatch::Kernel;
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::{DataType, ManagedTensor};
+    /// use pyo3::prelude::*;
+    ///
+    /// struct Len;
+    /// impl<T> Kernel<&[T]> for Len {
+    ///     type Output = usize;
+    ///     fn run(self, x: &[T]) -> usize { x.len() }
+    /// }
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u64; 5], &[5])?)?;
+    ///     let x: TensorArg<'_, DataType> = obj.as_any().extract()?;
+    ///     assert_eq!(x.dispatch(Len)?, 5);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn dispatch<'v, K, R>(&'v self, kernel: K) -> Result<R, Error>
+    where
+        E: for<'w> Runs<K, Slice<'w, 'v>, R>,
+    {
+        E::dispatch_slice(&self.view(), kernel)
+    }
+
+    /// Runs `kernel` on the elements as an [`Iter<'_, T>`](Iter), in any strides, `T` as for
+    /// [`dispatch`](Self::dispatch).
+    ///
+    /// ```
+    /// use dlpack_core::dispatch::Kernel;
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::tensor::Iter;
+    /// use dlpack_core::{DataType, Element, ManagedTensor};
+    /// use pyo3::prelude::*;
+    ///
+    /// struct Count;
+    /// impl<T: Element> Kernel<Iter<'_, T>> for Count {
+    ///     type Output = usize;
+    ///     fn run(self, x: Iter<'_, T>) -> usize { x.count() }
+    /// }
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_i16; 4], &[2, 2])?)?;
+    ///     let x: TensorArg<'_, DataType, 2> = obj.as_any().extract()?;
+    ///     assert_eq!(x.dispatch_iter(Count)?, 4);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn dispatch_iter<'v, K, R>(&'v self, kernel: K) -> Result<R, Error>
+    where
+        E: for<'w> Runs<K, Strided<'w, 'v>, R>,
+    {
+        E::dispatch_iter(&self.view(), kernel)
+    }
+}
+
+impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, A> {
+    /// Runs `kernel` on the elements as `&mut [T]` (`ReadWrite`), `T` as for
+    /// [`dispatch`](Self::dispatch).
+    ///
+    /// ```
+    /// use dlpack_core::dispatch::Kernel;
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::tensor::require::{ANY_NDIM, ReadWrite};
+    /// use dlpack_core::{DataType, ManagedTensor};
+    /// use pyo3::prelude::*;
+    ///
+    /// struct Reverse;
+    /// impl<T> Kernel<&mut [T]> for Reverse {
+    ///     type Output = ();
+    ///     fn run(self, x: &mut [T]) { x.reverse() }
+    /// }
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1_u8, 2], &[2])?)?;
+    ///     let mut x: TensorArg<'_, DataType, ANY_NDIM, ReadWrite> = obj.as_any().extract()?;
+    ///     x.dispatch_mut(Reverse)?;
+    ///     assert_eq!(x.view().as_slice::<u8>()?, [2, 1]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn dispatch_mut<'v, K, R>(&'v mut self, kernel: K) -> Result<R, Error>
+    where
+        E: for<'w> Runs<K, SliceMut<'w, 'v>, R>,
+    {
+        E::dispatch_slice_mut(&mut self.view_mut()?, kernel)
+    }
+
+    /// Runs `kernel` on the elements as an [`IterMut<'_, T>`](IterMut) (`ReadWrite`), in any
+    /// strides that reach each element once, `T` as for [`dispatch`](Self::dispatch).
+    ///
+    /// ```
+    /// use dlpack_core::dispatch::Kernel;
+    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::tensor::{IterMut, require::{ANY_NDIM, ReadWrite}};
+    /// use dlpack_core::{DataType, Element, ManagedTensor};
+    /// use pyo3::prelude::*;
+    ///
+    /// struct Zero;
+    /// impl<T: Element + Default> Kernel<IterMut<'_, T>> for Zero {
+    ///     type Output = ();
+    ///     fn run(self, x: IterMut<'_, T>) { x.for_each(|v| *v = T::default()) }
+    /// }
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![5_i64; 3], &[3])?)?;
+    ///     let mut x: TensorArg<'_, DataType, ANY_NDIM, ReadWrite> = obj.as_any().extract()?;
+    ///     x.dispatch_iter_mut(Zero)?;
+    ///     assert_eq!(x.view().as_slice::<i64>()?, [0, 0, 0]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    #[inline]
+    pub fn dispatch_iter_mut<'v, K, R>(&'v mut self, kernel: K) -> Result<R, Error>
+    where
+        E: for<'w> Runs<K, StridedMut<'w, 'v>, R>,
+    {
+        E::dispatch_iter_mut(&mut self.view_mut()?, kernel)
+    }
+}
+
+/// Any object with `__dlpack__` (or a capsule) that is what the argument requires; the
+/// message of a refusal says what was expected and what was given (without the function's
+/// and argument's names, which `#[tensor_args]` adds; PyO3 notes the argument's).
+///
+/// ```
+/// use dlpack_core::python::{TensorArg, versioned_capsule};
+/// use dlpack_core::ManagedTensor;
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 3], &[3])?)?;
+///     let err = obj.as_any().extract::<TensorArg<'_, f32>>().unwrap_err();
+///     assert_eq!(err.value(py).to_string(), "expected a float32 tensor on cpu, got a uint8 PyCapsule with shape (3,)");
+///     let list = pyo3::types::PyList::empty(py);
+///     let err = list.as_any().extract::<TensorArg<'_, f32>>().unwrap_err();
+///     assert_eq!(err.value(py).to_string(), "expected a float32 tensor on cpu, got a list");
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+impl<'a, 'py, T: ArgType, const NDIM: usize, A: Requirement> FromPyObject<'a, 'py>
+    for TensorArg<'a, T, NDIM, A>
+{
+    type Error = PyErr;
+
+    #[inline]
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        // SAFETY: a `Borrowed<'a, 'py, PyAny>` is a reference to an object that lives for 'a.
+        unsafe { Self::extract_as(&obj, None) }
+    }
+}
+
+/// The tensor borrowed through its type's exchange table (`DLTensor` on this stack, shape and
+/// strides in the producer's object), when the table lends it on the host; `None` when the
+/// owning path must be taken instead (a tensor the table refuses to lend, as a read-only
+/// one; one on a device with a pending work stream).
+///
+/// # Safety
+///
+/// The object `obj` points to lives for 'a.
+#[inline(always)]
+unsafe fn borrow<'a>(
+    obj: &Bound<'_, PyAny>,
+    table: Table,
+    torch: bool,
+) -> PyResult<Option<TensorMeta<'a>>> {
+    let mut raw = DLTensor {
+        data: core::ptr::null_mut(),
+        device: Device::CPU,
+        ndim: 0,
+        dtype: DataType::U8,
+        shape: core::ptr::null_mut(),
+        strides: core::ptr::null_mut(),
+        byte_offset: 0,
+    };
+    match table.borrow_into(obj, &mut raw) {
+        // A conjugate view's export holds the values of the tensor it views: the import path
+        // asks `__dlpack__`, which refuses it.
+        Ok(true) if torch && torch::conjugate(obj, raw.dtype)? => Ok(None),
+        Ok(true)
+            if raw.device == Device::CPU || table.work_stream(obj.py(), raw.device)?.is_none() =>
+        {
+            let rule = StridesRule::for_version(table.0.header.version);
+            // SAFETY: the producer filled `raw` for `obj`, whose shape and strides it points
+            // to live as long as `obj`, borrowed for 'a; the data is read as
+            // `with_tensor_view` reads it.
+            let meta = unsafe { TensorMeta::new(&raw, Flags::EMPTY, rule) }
+                .map_err(|err| buffer_error(Error::Tensor(err)))?;
+            // SAFETY: only the lifetime changes: the metadata borrows the shape and strides
+            // `raw` points to, which are the object's (alive for 'a by the caller's contract),
+            // not `raw` itself.
+            Ok(Some(unsafe {
+                core::mem::transmute::<TensorMeta<'_>, TensorMeta<'a>>(meta)
+            }))
+        }
+        Ok(_) => Ok(None),
+        // Whatever the table fails on goes the owning way, where `__dlpack__` raises the
+        // protocol's own error (with the table's as its context).
+        Err(err) if err.is_instance_of::<PyException>(obj.py()) => Ok(None),
+        Err(err) => Err(err),
+    }
+}
+
+/// The `TypeError` of an object that is not the tensor the argument requires.
+#[cold]
+#[inline(never)]
+fn mismatch<T: ArgType, const NDIM: usize, A: Requirement>(
+    obj: &Bound<'_, PyAny>,
+    names: Option<(&str, &str)>,
+    meta: Option<&TensorMeta<'_>>,
+) -> PyErr {
+    let mut message = String::new();
+    match names {
+        Some((function, argument)) => {
+            let _ = write!(message, "{function}(): argument '{argument}' must be a ");
+        }
+        None => message.push_str("expected a "),
+    }
+    if A::WRITE {
+        message.push_str("writable ");
+    }
+    if A::COMPACT {
+        message.push_str("compact ");
+    }
+    let before = message.len();
+    T::expected(&mut message);
+    if message.len() > before {
+        message.push(' ');
+    }
+    message.push_str("tensor");
+    if NDIM != ANY_NDIM {
+        let plural = if NDIM == 1 { "" } else { "s" };
+        let _ = write!(message, " with {NDIM} dimension{plural}");
+    }
+    if !A::ANY_DEVICE {
+        message.push_str(" on cpu");
+    }
+    message.push_str(", got a ");
+    match meta {
+        None => message.push_str(&type_name(obj)),
+        Some(meta) => {
+            if A::WRITE && meta.flags().contains(Flags::READ_ONLY) {
+                message.push_str("read-only ");
+            }
+            if A::COMPACT && !meta.is_compact() {
+                message.push_str("non-compact ");
+            }
+            let _ = write!(message, "{} {} with shape (", meta.dtype(), type_name(obj));
+            for (i, extent) in meta.shape().iter().enumerate() {
+                if i > 0 {
+                    message.push_str(", ");
+                }
+                let _ = write!(message, "{extent}");
+            }
+            message.push_str(if meta.ndim() == 1 { ",)" } else { ")" });
+            if !A::ANY_DEVICE && !Device::CPU.can_access(meta.device()) {
+                let _ = write!(message, " on {}", meta.device());
+            }
+        }
+    }
+    PyTypeError::new_err(message)
+}

@@ -1,0 +1,205 @@
+//! What a typed tensor argument requires of a tensor beyond its element type and number of
+//! dimensions: whether it is written, held owned, compact, and on which device. The
+//! markers are type parameters of `python::TensorArg` (feature `pyo3`), which checks them
+//! before a `#[pyfunction]`'s body runs.
+//!
+//! | marker | the argument | holds |
+//! |---|---|---|
+//! | [`ReadOnly`] (the default) | reads the elements, in place | a borrow of the Python object: not `Send` |
+//! | [`ReadWrite`] | writes them in place; a tensor its producer flags `READ_ONLY` is refused | the imported tensor: not `Send` |
+//! | [`Owned`] | reads them, without the GIL if you like (`py.detach`) | the imported tensor: `Send` |
+//! | [`Compact<A>`] | as `A`, and refuses strides that are not compact row-major | as `A` |
+//! | [`AnyDevice<A>`] | as `A`, on any device (for its metadata: the host reads CPU-accessible memory only) | as `A` |
+//!
+//! ```
+//! use dlpack_core::tensor::require::{Compact, ReadOnly, Requirement};
+//!
+//! assert!(<Compact<ReadOnly> as Requirement>::COMPACT);
+//! assert!(!<ReadOnly as Requirement>::WRITE);
+//! ```
+
+use core::marker::PhantomData;
+
+/// Any number of dimensions: the default of `TensorArg`'s `NDIM`.
+///
+/// ```
+/// assert_eq!(dlpack_core::tensor::require::ANY_NDIM, usize::MAX);
+/// ```
+pub const ANY_NDIM: usize = usize::MAX;
+
+/// Reads the elements in place (the default).
+///
+/// ```
+/// use dlpack_core::tensor::require::{ReadOnly, Requirement};
+/// assert!(!ReadOnly::WRITE && !ReadOnly::OWNED);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOnly;
+
+/// Writes the elements in place; refuses a tensor its producer flags `READ_ONLY`.
+///
+/// ```
+/// use dlpack_core::tensor::require::{ReadWrite, Requirement};
+/// assert!(ReadWrite::WRITE);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadWrite;
+
+/// Reads the elements of a tensor held owned, so that the argument is `Send` and the body may
+/// release the GIL while it reads.
+///
+/// ```
+/// use dlpack_core::tensor::require::{Owned, Requirement};
+/// assert!(Owned::OWNED);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Owned;
+
+/// As `A`, and only compact row-major strides.
+///
+/// ```
+/// use dlpack_core::tensor::require::{Compact, ReadWrite, Requirement};
+/// assert!(<Compact<ReadWrite> as Requirement>::COMPACT && <Compact<ReadWrite> as Requirement>::WRITE);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Compact<A = ReadOnly>(PhantomData<A>);
+
+/// As `A`, on any device: for what the metadata says (the host can read the elements of
+/// CPU-accessible memory only).
+///
+/// ```
+/// use dlpack_core::tensor::require::{AnyDevice, ReadOnly, Requirement};
+/// assert!(<AnyDevice<ReadOnly> as Requirement>::ANY_DEVICE);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnyDevice<A = ReadOnly>(PhantomData<A>);
+
+/// What a marker requires: implemented by the markers of this module, and by no other type.
+///
+/// ```
+/// use dlpack_core::tensor::require::{AnyDevice, Compact, Owned, Requirement};
+/// type Both = AnyDevice<Compact<Owned>>;
+/// assert!(Both::ANY_DEVICE && Both::COMPACT && Both::OWNED && !Both::WRITE);
+/// ```
+pub trait Requirement: sealed::Sealed {
+    /// The elements are written: `READ_ONLY` is refused.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{ReadWrite, Requirement};
+    /// assert!(ReadWrite::WRITE);
+    /// ```
+    const WRITE: bool;
+    /// The tensor is held owned, and the argument is `Send`.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{Owned, Requirement};
+    /// assert!(Owned::OWNED);
+    /// ```
+    const OWNED: bool;
+    /// Only compact row-major strides.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{Compact, Owned, Requirement};
+    /// assert!(<Compact<Owned> as Requirement>::COMPACT);
+    /// ```
+    const COMPACT: bool;
+    /// Any device, rather than one the host can read.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{AnyDevice, ReadOnly, Requirement};
+    /// assert!(<AnyDevice<ReadOnly> as Requirement>::ANY_DEVICE);
+    /// ```
+    const ANY_DEVICE: bool;
+    /// What makes a borrowed argument neither `Send` nor `Sync`.
+    #[doc(hidden)]
+    type Holds;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::ReadOnly {}
+    impl Sealed for super::ReadWrite {}
+    impl Sealed for super::Owned {}
+    impl<A: Sealed> Sealed for super::Compact<A> {}
+    impl<A: Sealed> Sealed for super::AnyDevice<A> {}
+}
+
+/// Borrowed, in place.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<ReadOnly as Requirement>::WRITE, <ReadOnly as Requirement>::OWNED, <ReadOnly as Requirement>::COMPACT, <ReadOnly as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
+impl Requirement for ReadOnly {
+    const WRITE: bool = false;
+    const OWNED: bool = false;
+    const COMPACT: bool = false;
+    const ANY_DEVICE: bool = false;
+    type Holds = PhantomData<*const ()>;
+}
+
+/// Held, written in place.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<ReadWrite as Requirement>::WRITE, <ReadWrite as Requirement>::OWNED, <ReadWrite as Requirement>::COMPACT, <ReadWrite as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
+impl Requirement for ReadWrite {
+    const WRITE: bool = true;
+    const OWNED: bool = false;
+    const COMPACT: bool = false;
+    const ANY_DEVICE: bool = false;
+    type Holds = PhantomData<*const ()>;
+}
+
+/// Held owned, `Send`.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<Owned as Requirement>::WRITE, <Owned as Requirement>::OWNED, <Owned as Requirement>::COMPACT, <Owned as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
+impl Requirement for Owned {
+    const WRITE: bool = false;
+    const OWNED: bool = true;
+    const COMPACT: bool = false;
+    const ANY_DEVICE: bool = false;
+    type Holds = ();
+}
+
+/// `A`'s, compact.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<Compact<ReadOnly> as Requirement>::WRITE, <Compact<ReadOnly> as Requirement>::OWNED, <Compact<ReadOnly> as Requirement>::COMPACT, <Compact<ReadOnly> as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
+impl<A: Requirement> Requirement for Compact<A> {
+    const WRITE: bool = A::WRITE;
+    const OWNED: bool = A::OWNED;
+    const COMPACT: bool = true;
+    const ANY_DEVICE: bool = A::ANY_DEVICE;
+    type Holds = A::Holds;
+}
+
+/// `A`'s, on any device.
+///
+/// ```
+/// use dlpack_core::tensor::require::*;
+/// let flags = |w, o, c, a| (w, o, c, a);
+/// let m = flags(<AnyDevice<ReadOnly> as Requirement>::WRITE, <AnyDevice<ReadOnly> as Requirement>::OWNED, <AnyDevice<ReadOnly> as Requirement>::COMPACT, <AnyDevice<ReadOnly> as Requirement>::ANY_DEVICE);
+/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
+/// ```
+impl<A: Requirement> Requirement for AnyDevice<A> {
+    const WRITE: bool = A::WRITE;
+    const OWNED: bool = A::OWNED;
+    const COMPACT: bool = A::COMPACT;
+    const ANY_DEVICE: bool = true;
+    type Holds = A::Holds;
+}
