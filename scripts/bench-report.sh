@@ -2,7 +2,9 @@
 # The side-by-side benchmark report: runs the criterion comparisons of
 # benches/ (derived conversions vs a hand-written match and dlpark; tensor export and import vs
 # dlpark 0.10) and the Python timeit script (which also times `#[pymethods]`'s generated
-# `__dlpack_data_type__`/`__dlpack_device__` against hand-written ones, target <= 1.05x), and
+# `__dlpack_data_type__`/`__dlpack_device__` against hand-written Rust ones, target <= 1.05x,
+# and against a pure-Python method returning a constant tuple, target <= 1.0x; and the RFC's
+# `from_dlpack` of a name against the class's constructor, target <= 2.0x), and
 # prints one line per comparison,
 #
 #   <name>: ours <median> vs <peer> <median> = <ratio>x (target <= <t>x) ok|MISS

@@ -12,6 +12,14 @@
   against `dlpack_demo.dlpack.DataType("float16").__dlpack_data_type__()` (dlpack-core's own
   class, whose method is hand-written: `self.0.into()`), and the same for
   `__dlpack_device__` on `dlpack_demo.Device("cuda:1")` and `dlpack_demo.dlpack.Device`.
+- A generated protocol method against a pure-Python one returning a constant tuple, the
+  cheapest a framework written in Python can make it, target <= 1.0x:
+  `dlpack_demo.float16.__dlpack_data_type__()` against `__dlpack_data_type__` of a Python class
+  that `return (2, 16, 1)`, and the same for `__dlpack_device__` on `dlpack_demo.Device("cuda:1")`
+  against `return (2, 1)`, in one process.
+- The RFC's `from_dlpack` of a name against the class's constructor of the same name, target
+  <= 2.0x: `dlpack_demo.from_dlpack("cuda:1")` against `dlpack_demo.Device("cuda:1")`, and
+  `dlpack_demo.from_dlpack("float16")` against `dlpack_demo.DType("float16")`.
 - The import path and DLPack 1.3's C exchange API, each against TVM FFI doing the
   same thing in the same process, target <= 1.0x: `dlpack_demo.from_dlpack(x)` against
   `tvm_ffi.from_dlpack(x)` for x a NumPy array (`__dlpack__` on both sides), a PaddlePaddle
@@ -124,6 +132,8 @@ def main():
             })
 
     results.extend(generated_lines(args.repeat))
+    results.extend(pure_python_lines(args.repeat))
+    results.extend(from_dlpack_name_lines(args.repeat))
     results.extend(exchange_lines(args.repeat))
     results.extend(typed_lines(args.repeat))
 
@@ -252,6 +262,61 @@ def generated_lines(repeat):
         ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, 100_000, repeat)
         results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
                         "target": 1.05})
+    return results
+
+
+def pure_python_lines(repeat):
+    """`#[pymethods]`'s protocol methods against a pure-Python method returning a constant
+    tuple (the tuple is a constant of the code object: no allocation), called the same way."""
+    import dlpack_demo
+
+    class PyDType:
+        def __dlpack_data_type__(self):
+            return (2, 16, 1)
+
+    class PyDevice:
+        def __dlpack_device__(self):
+            return (2, 1)
+
+    generated_dtype, python_dtype = dlpack_demo.float16, PyDType()
+    generated_device, python_device = dlpack_demo.Device("cuda:1"), PyDevice()
+    assert generated_dtype.__dlpack_data_type__() == python_dtype.__dlpack_data_type__()
+    assert generated_device.__dlpack_device__() == python_device.__dlpack_device__()
+    lines = [
+        ("generated __dlpack_data_type__() against pure Python (dlpack_demo.float16)",
+         lambda: generated_dtype.__dlpack_data_type__(),
+         "a Python method returning (2, 16, 1)", lambda: python_dtype.__dlpack_data_type__()),
+        ("generated __dlpack_device__() against pure Python (dlpack_demo.Device)",
+         lambda: generated_device.__dlpack_device__(),
+         "a Python method returning (2, 1)", lambda: python_device.__dlpack_device__()),
+    ]
+    results = []
+    for name, ours_fn, peer, peer_fn in lines:
+        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, 100_000, repeat)
+        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
+                        "target": 1.0})
+    return results
+
+
+def from_dlpack_name_lines(repeat):
+    """The RFC's `from_dlpack` of a name against the constructor of the class it dispatches
+    to, given the same name: the dispatch's own cost (its arguments, the reading of the name
+    as a data type first)."""
+    import dlpack_demo
+
+    assert dlpack_demo.from_dlpack("cuda:1") == dlpack_demo.Device("cuda:1")
+    assert dlpack_demo.from_dlpack("float16") == dlpack_demo.DType("float16")
+    lines = [
+        ('dlpack_demo.from_dlpack("cuda:1")', lambda: dlpack_demo.from_dlpack("cuda:1"),
+         'dlpack_demo.Device("cuda:1")', lambda: dlpack_demo.Device("cuda:1")),
+        ('dlpack_demo.from_dlpack("float16")', lambda: dlpack_demo.from_dlpack("float16"),
+         'dlpack_demo.DType("float16")', lambda: dlpack_demo.DType("float16")),
+    ]
+    results = []
+    for name, ours_fn, peer, peer_fn in lines:
+        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, 50_000, repeat)
+        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
+                        "target": 2.0})
     return results
 
 

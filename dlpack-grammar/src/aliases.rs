@@ -244,6 +244,7 @@ const DATA_TYPES: &[(&str, ForeignName)] = &[
     ),
 ];
 
+/// The GPUs `gpu` may mean, the most common first: a suggestion names that one.
 const GPUS: &[&str] = &[
     "cuda", "rocm", "metal", "vulkan", "opencl", "oneapi", "webgpu",
 ];
@@ -271,7 +272,7 @@ const DEVICES_ELSEWHERE: &[(&str, ForeignName)] = &[
         "gpu",
         noted(
             GPUS,
-            "JAX's and TensorFlow's name for any GPU",
+            "PaddlePaddle's, JAX's and TensorFlow's name for any GPU",
             "DLPack names the kind of GPU, because a consumer needs to know which API its memory belongs to",
         ),
     ),

@@ -304,11 +304,33 @@ fn resolve_stem_alias(stem: &str) -> &str {
 
 /// Parses a data type name (canonical or alias, with optional lanes as `float32x4`).
 pub fn parse_data_type(s: &str) -> Result<DataTypeParts, DataTypeNameError> {
+    parse_with(s, suggest_data_type)
+}
+
+/// The parts of a data type name, as [`parse_data_type`] reads it, or `None` without saying
+/// why: no "did you mean" is looked for, which costs more than the parse (an edit distance to
+/// every name). For a caller that tries a name as one thing and then as another, as
+/// `from_dlpack` tries a data type and then a device.
+///
+/// ```
+/// assert_eq!(dlpack_grammar::data_type_parts("bf16").map(|p| p.bits), Some(16));
+/// assert_eq!(dlpack_grammar::data_type_parts("cuda:1"), None);
+/// ```
+pub fn data_type_parts(s: &str) -> Option<DataTypeParts> {
+    parse_with(s, |_| None).ok()
+}
+
+/// [`parse_data_type`], with `suggest` making the "did you mean" of an unknown name.
+fn parse_with(
+    s: &str,
+    suggest: fn(&str) -> Option<&'static str>,
+) -> Result<DataTypeParts, DataTypeNameError> {
     if s.is_empty() {
         return Err(DataTypeNameError::Empty);
     }
-    // The whole string first: `complex64` ends in `x64` but has one lane.
-    match parse_base(s) {
+    // The whole string first: `complex64` ends in `x64` but has one lane. Its suggestion, if
+    // it is unknown, is made below, once the lanes are known not to be the trouble.
+    match parse_base(s, |_| None) {
         Ok((code, bits)) => return finish(code, bits, 1),
         Err(DataTypeNameError::UnknownName { .. }) => {}
         Err(e) => {
@@ -319,14 +341,14 @@ pub fn parse_data_type(s: &str) -> Result<DataTypeParts, DataTypeNameError> {
     }
     let Some((base, lanes)) = split_lanes(s) else {
         return Err(DataTypeNameError::UnknownName {
-            suggestion: suggest_data_type(s),
+            suggestion: suggest(s),
         });
     };
     let lanes = parse_decimal(lanes)
         .and_then(|n| u16::try_from(n).ok())
         .filter(|&n| n != 0)
         .ok_or(DataTypeNameError::BadLanes)?;
-    let (code, bits) = parse_base(base)?;
+    let (code, bits) = parse_base(base, suggest)?;
     finish(code, bits, lanes)
 }
 
@@ -363,7 +385,10 @@ fn split_lanes(s: &str) -> Option<(&str, &str)> {
 }
 
 /// Parses a name without lanes into (code, bits).
-fn parse_base(s: &str) -> Result<(u8, u8), DataTypeNameError> {
+fn parse_base(
+    s: &str,
+    suggest: fn(&str) -> Option<&'static str>,
+) -> Result<(u8, u8), DataTypeNameError> {
     // Fixed-width names are whole words: `bool`, `float8_e4m3fn`.
     if let Some(info) = code_by_name(s) {
         return match info.bits {
@@ -378,7 +403,7 @@ fn parse_base(s: &str) -> Result<(u8, u8), DataTypeNameError> {
         .map_or(0, |i| i + 1);
     let (stem, digits) = (&s[..digits_at], &s[digits_at..]);
     let unknown = || DataTypeNameError::UnknownName {
-        suggestion: suggest_data_type(s),
+        suggestion: suggest(s),
     };
     if digits.is_empty() || stem.is_empty() {
         return Err(unknown());

@@ -216,11 +216,30 @@ pub fn parse_device(s: &str) -> Result<DeviceParts, DeviceNameError> {
         }
         None => (s, 0),
     };
-    let info = device_by_name(name).ok_or(DeviceNameError::UnknownName {
+    // Looked for only on the way out: the suggestion costs more than the parse.
+    let info = device_by_name(name).ok_or_else(|| DeviceNameError::UnknownName {
         suggestion: suggest_device(name),
     })?;
     Ok(DeviceParts {
         device_type: info.device_type,
+        device_id,
+    })
+}
+
+/// The parts of a device name, as [`parse_device`] reads it, or `None` without saying why (no
+/// "did you mean" is looked for): see [`data_type_parts`](crate::data_type_parts).
+///
+/// ```
+/// assert_eq!(dlpack_grammar::device_parts("cuda:1").map(|p| p.device_id), Some(1));
+/// assert_eq!(dlpack_grammar::device_parts("float32"), None);
+/// ```
+pub fn device_parts(s: &str) -> Option<DeviceParts> {
+    let (name, device_id) = match s.split_once(':') {
+        Some((name, id)) => (name, i32::try_from(parse_decimal(id)?).ok()?),
+        None => (s, 0),
+    };
+    Some(DeviceParts {
+        device_type: device_by_name(name)?.device_type,
         device_id,
     })
 }

@@ -34,7 +34,10 @@
 //! codes whose width is fixed by the format are spelt by the stem alone (`bool` is 8 bits,
 //! `float8_e5m2` is 8). Accepted aliases: `i`, `u`, `f`, `bf`, `c` for the stems `int`, `uint`,
 //! `float`, `bfloat`, `complex` (`i32`, `u8`, `f32`, `bf16`, `c64`), and `fp8_`, `fp6_`, `fp4_`
-//! for `float8_`, `float6_`, `float4_` (`fp8_e4m3fn`).
+//! for `float8_`, `float6_`, `float4_` (`fp8_e4m3fn`): the Rust spellings of DLPack's types.
+//! That is the whole alias policy: other frameworks' words (`half`, `fp16`, `double`, `long`)
+//! are not names, only suggestions (`aliases`), since one word means different types in
+//! different places.
 //!
 //! # Devices
 //!
@@ -57,11 +60,11 @@ mod tables;
 pub use aliases::ForeignName;
 pub use data_type::{
     DataTypeName, DataTypeNameError, DataTypeParts, InvalidDataType, check_data_type, code_by_name,
-    data_type_name, foreign_data_type, parse_data_type, write_data_type,
+    data_type_name, data_type_parts, foreign_data_type, parse_data_type, write_data_type,
 };
 pub use device::{
     DeviceName, DeviceNameError, DeviceParts, InvalidDevice, check_device, device_name,
-    foreign_device, parse_device, write_device,
+    device_parts, foreign_device, parse_device, write_device,
 };
 pub use suggest::{suggest, suggest_data_type, suggest_device};
 pub use tables::{
@@ -124,5 +127,50 @@ mod tests {
         assert_eq!(super::parse_decimal("-1"), None);
         assert_eq!(super::parse_decimal("+1"), None);
         assert_eq!(super::parse_decimal(""), None);
+    }
+
+    /// The quiet parsers accept what the parsers accept, and nothing else.
+    #[test]
+    fn quiet_parses_agree_with_the_parsers() {
+        let names = crate::NAMED_DATA_TYPES.iter().map(|named| named.name);
+        let devices = crate::DEVICES.iter().map(|info| info.name);
+        let odd = [
+            "",
+            "x",
+            "f32",
+            "bf16",
+            "i8x4",
+            "float32x4",
+            "float32x0",
+            "int",
+            "bool8",
+            "flaot32",
+            "cuda:1",
+            "cuda:",
+            "cuda:-1",
+            "cuda:99999999999",
+            "cpu",
+            "mps:0",
+            "gpu",
+            ":1",
+            "float8_e4m3fnx2",
+            "complex64",
+            "uint4x",
+            "half",
+            "float",
+            "fp8_e4m3fn",
+        ];
+        for s in names.chain(devices).chain(odd) {
+            assert_eq!(
+                super::data_type_parts(s),
+                super::parse_data_type(s).ok(),
+                "data type `{s}`"
+            );
+            assert_eq!(
+                super::device_parts(s),
+                super::parse_device(s).ok(),
+                "device `{s}`"
+            );
+        }
     }
 }

@@ -12,12 +12,13 @@ pub fn suggest_data_type(s: &str) -> Option<&'static str> {
         .or_else(|| closest(s, NAMED_DATA_TYPES.iter().map(|named| named.name)))
 }
 
-/// The device name meant by `s`: DLPack's name for another framework's spelling when it has
-/// exactly one (`mps` is `metal`, `hip` is `rocm`; `gpu` names several and gets none), else the
-/// closest name within a small edit distance.
+/// The device name meant by `s`: DLPack's name for another framework's spelling (`mps` is
+/// `metal`, `hip` is `rocm`; `gpu`, which names any GPU, is `cuda`, its first and most common
+/// meaning: PaddlePaddle's `gpu:0` on NVIDIA hardware), else the closest name within a small
+/// edit distance. A device spelling with no DLPack equivalent (`meta`) gets none.
 pub fn suggest_device(s: &str) -> Option<&'static str> {
     match device_meaning(s) {
-        Some(foreign) => only_meaning(Some(foreign)),
+        Some(foreign) => foreign.dlpack.first().copied(),
         None => closest(s, DEVICES.iter().map(|info| info.name)),
     }
 }
@@ -96,7 +97,8 @@ mod tests {
         assert_eq!(suggest_data_type("half"), Some("float16"));
         assert_eq!(suggest_data_type("f8e4m3"), Some("float8_e4m3fn"));
         assert_eq!(suggest_device("mps"), Some("metal"));
-        assert_eq!(suggest_device("gpu"), None); // one of several: no single guess
+        // One of several: the first, the one PaddlePaddle's `gpu` means on NVIDIA hardware.
+        assert_eq!(suggest_device("gpu"), Some("cuda"));
         assert_eq!(suggest("delegat", &["skip", "delegate"]), Some("delegate"));
     }
 }

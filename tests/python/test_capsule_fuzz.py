@@ -24,7 +24,8 @@ import math
 import pytest
 
 import capsules
-import dlpack_demo
+
+dlpack_demo = pytest.importorskip("dlpack_demo", reason="dlpack_demo is not built (scripts/python-tests.sh builds it)")
 
 pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402 (after the skip of a run without it)

@@ -9,7 +9,7 @@ the table's own error.
 
 import pytest
 
-import dlpack_demo
+dlpack_demo = pytest.importorskip("dlpack_demo", reason="dlpack_demo is not built (scripts/python-tests.sh builds it)")
 
 np = pytest.importorskip("numpy")
 
@@ -40,14 +40,22 @@ def test_the_table_is_published_on_the_type():
     assert capsule is dlpack_demo.Tensor.__dlpack_c_exchange_api__ or repr(capsule).split(" at ")[0] == repr(dlpack_demo.Tensor.__dlpack_c_exchange_api__).split(" at ")[0]
 
 
-def test_paddle_tensors_are_imported_through_paddles_table():
+def publishing(table, name="Publishing"):
+    """A class like `Refusing` whose own `__dict__` holds `table` beside its `__dlpack__`: the
+    consumer takes a table only from the class whose `__dlpack__` the object has."""
+    return type(name, (), {"__init__": Refusing.__init__, "__dlpack__": Refusing.__dlpack__,
+                           "__dlpack_device__": Refusing.__dlpack_device__,
+                           "__dlpack_c_exchange_api__": table})
+
+
+def test_paddle_tensors_are_imported_through_paddles_table(monkeypatch):
     paddle = pytest.importorskip("paddle")
+    source = paddle.to_tensor([1.5, 2.5, 3.5], dtype="float32")
 
-    class NoDlpack(paddle.Tensor):
-        def __dlpack__(self, *args, **kwargs):
-            raise RuntimeError("__dlpack__ was called")
+    def refusing(self, *args, **kwargs):
+        raise RuntimeError("__dlpack__ was called")
 
-    source = NoDlpack(paddle.to_tensor([1.5, 2.5, 3.5], dtype="float32"))
+    monkeypatch.setattr(paddle.Tensor, "__dlpack__", refusing)
     with pytest.raises(RuntimeError, match="__dlpack__ was called"):
         source.__dlpack__()
     t = dlpack_demo.from_dlpack(source)
@@ -58,18 +66,36 @@ def test_paddle_tensors_are_imported_through_paddles_table():
     assert dlpack_demo.sum(source) == 7.5
 
 
+def test_a_subclass_that_overrides_dlpack_is_asked_through_it():
+    paddle = pytest.importorskip("paddle")
+
+    class Counting(paddle.Tensor):
+        calls = 0
+
+        def __dlpack__(self, *args, **kwargs):
+            type(self).calls += 1
+            return super().__dlpack__(*args, **kwargs)
+
+    # Its base's table would skip what its own __dlpack__ does.
+    source = Counting(paddle.to_tensor([1.5, 2.5], dtype="float32"))
+    assert dlpack_demo.from_dlpack(source).tolist() == [1.5, 2.5]
+    assert Counting.calls == 1
+
+
 def test_ours_consume_ours_through_our_table():
     t = ours([1.0, 2.0, 3.0])
     back = dlpack_demo.from_dlpack(t)
     assert back.data_ptr == t.data_ptr and back.tolist() == [1.0, 2.0, 3.0]
     # An object of another class that publishes our table reaches our table's function,
-    # which refuses it with a TypeError naming both classes: the table came first.
-    Impostor = type("Impostor", (Refusing,),
-                    {"__dlpack_c_exchange_api__": dlpack_demo.Tensor.__dlpack_c_exchange_api__})
-    with pytest.raises(TypeError, match="belongs to Tensor, and was given a Impostor"):
-        dlpack_demo.from_dlpack(Impostor(t))
-    with pytest.raises(TypeError, match="belongs to Tensor"):
-        dlpack_demo.sum(Impostor(t))
+    # which refuses it with a TypeError naming both classes: the table came first. The
+    # consumer then asks __dlpack__, the protocol's authority, whose error it raises with the
+    # table's as its context (as Python chains an exception raised while handling another).
+    Impostor = publishing(dlpack_demo.Tensor.__dlpack_c_exchange_api__, "Impostor")
+    for attempt in (dlpack_demo.from_dlpack, dlpack_demo.sum):
+        with pytest.raises(RuntimeError, match="__dlpack__ was called") as raised:
+            attempt(Impostor(t))
+        assert isinstance(raised.value.__context__, TypeError)
+        assert "belongs to Tensor, and was given a Impostor" in str(raised.value.__context__)
 
 
 def test_tvm_ffi_consumes_ours_through_our_table():
@@ -78,8 +104,7 @@ def test_tvm_ffi_consumes_ours_through_our_table():
     x = tvm_ffi.from_dlpack(t)
     assert tuple(x.shape) == (2, 2) and str(x.dtype) == "int32"
     assert np.from_dlpack(x).tolist() == [[1, 2], [3, 4]]
-    Impostor = type("Impostor", (Refusing,),
-                    {"__dlpack_c_exchange_api__": dlpack_demo.Tensor.__dlpack_c_exchange_api__})
+    Impostor = publishing(dlpack_demo.Tensor.__dlpack_c_exchange_api__, "Impostor")
     # TVM FFI falls back to __dlpack__ only on a BufferError; our TypeError arrives as it is.
     with pytest.raises(TypeError, match="belongs to Tensor"):
         tvm_ffi.from_dlpack(Impostor(t))
@@ -128,11 +153,11 @@ def test_a_table_of_major_version_2_is_refused_cleanly():
 
 def test_a_newer_table_is_walked_back_to_major_version_1():
     t = ours([4.0, 5.0])
-    Chained = type("Chained", (Refusing,),
-                   {"__dlpack_c_exchange_api__": dlpack_demo._exchange_table_v2(True)})
+    Chained = publishing(dlpack_demo._exchange_table_v2(True), "Chained")
     # prev_api leads to our table, whose function refuses the object: the chain was walked.
-    with pytest.raises(TypeError, match="belongs to Tensor, and was given a Chained"):
+    with pytest.raises(RuntimeError, match="__dlpack__ was called") as raised:
         dlpack_demo.from_dlpack(Chained(t))
+    assert "belongs to Tensor, and was given a Chained" in str(raised.value.__context__)
 
 
 def test_a_read_only_tensor_is_lent_through_the_owning_path():

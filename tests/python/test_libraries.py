@@ -11,9 +11,10 @@ import math
 import sys
 
 import pytest
+from conftest import peer_version
 
-import dlpack_demo
-from dlpack_demo import DType, Device
+dlpack_demo = pytest.importorskip("dlpack_demo", reason="dlpack_demo is not built (scripts/python-tests.sh builds it)")
+from dlpack_demo import DType, Device  # noqa: E402 (after the skip of a run without it)
 
 np = pytest.importorskip("numpy")
 ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -31,7 +32,7 @@ NUMPY_NATIVE = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "u
 FLOAT8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e4m3b11fnuz",
           "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu"]
 # The dtypes of ours that ml_dtypes adds to NumPy.
-ML_DTYPES = ["bfloat16", *FLOAT8, "float4_e2m1fn", "complex32"]
+ML_DTYPES = ["bfloat16", *FLOAT8, "float4_e2m1fn", "complex32", "bcomplex32"]
 # Every dtype of ours JAX has (JAX has no complex32).
 JAX = [*NUMPY_NATIVE, "bfloat16", *FLOAT8, "float4_e2m1fn"]
 
@@ -45,7 +46,7 @@ def python_values(array):
     """The elements of a NumPy array (ml_dtypes' included) as Python scalars, as tolist() gives."""
     if array.dtype.kind in "biu":
         return array.tolist()
-    if array.dtype.name.startswith("complex"):
+    if "complex" in array.dtype.name:  # complex32, bcomplex32 too
         return array.astype(np.complex128).tolist()
     return array.astype(np.float64).tolist()
 
@@ -150,31 +151,91 @@ def test_without_ml_dtypes_the_error_names_the_package(monkeypatch):
     assert np.empty(2, dtype=dlpack_demo.float16).dtype == np.float16
 
 
-# --- the float8 family and float4_e2m1fn against ml_dtypes, the reference -------------------------
+# --- the floats narrower than float32 against ml_dtypes, the reference ---------------------------
+
+# ml_dtypes 0.7 rounds a float64 once, straight to the small type, as IEEE 754 does and as
+# `Tensor.fill` does; 0.6 (and PyTorch) round to float32 first, so a value just past a tie in
+# float64 that is the tie itself in float32 rounds twice there. With ml_dtypes before 0.7, only
+# the values that float32 holds exactly are compared (one rounding and two agree on them).
+ROUNDS_ONCE = peer_version("ml-dtypes") >= (0, 7)
+
+
+def float32_exact(value):
+    with np.errstate(over="ignore"):  # a value past float32's range is not exact in it
+        return math.isnan(value) or math.isinf(value) or float(np.float32(value)) == value
+
+
+def expected_fill(name, values):
+    """What ml_dtypes (NumPy for float16) makes of each float64 of `values` as `name`."""
+    with np.errstate(all="ignore"):  # NumPy warns of what it turns into inf or NaN
+        return np.array(values, dtype=np.float64).astype(scalar_type(name)).astype(np.float64).tolist()
+
 
 # Ties, values past the largest, subnormals, values below f32's range, infinities and NaN; the
-# last ones are just past a tie in float64 and on it in float32, through which ml_dtypes (and
-# PyTorch) convert.
+# last ones are just past a tie in float64 and on it in float32.
 EDGES = [0.0, -0.0, 1.0, -1.0, 0.75, 3.0, 5.0, -2.5, 1e-9, -1e-9, 1e30, -1e30, math.inf, -math.inf,
          math.nan, 0.1, 17.0, 250.0, 300.0, 440.0, 448.0, 460.0, 464.0, 470.0, 500.0, 57344.0,
          61440.0, 65536.0, 2.0**-7, 2.0**-10, 2.0**-17, 3 * 2.0**-18, 2.0**-150, 15.5, 16.0, 15.75,
          2.0**127, 1.4 * 2.0**127, 1.5 * 2.0**127, 2.0**-127, 1.5 * 2.0**-128, 6.0, 7.0, 5.5, 0.25,
-         1.0625 + 2.0**-40, 1.25 + 2.0**-40, 1.5 + 2.0**-40, 1e40]
+         1.0625 + 2.0**-40, 1.25 + 2.0**-40, 1.5 + 2.0**-40, 1e40, 5e-324]
+
+# Every float type narrower than float32 that `fill` writes (the complex ones are pairs of
+# float16 and bfloat16, checked below through their parts).
+NARROW = ["float16", "bfloat16", *FLOAT8, "float4_e2m1fn"]
 
 
-@pytest.mark.parametrize("name", [*FLOAT8, "float4_e2m1fn"])
+@pytest.mark.parametrize("name", NARROW)
 def test_fill_converts_as_ml_dtypes_does(name):
     t = dlpack_demo.empty((3,), dtype=name)
-    for value in EDGES:
+    values = [v for v in EDGES if ROUNDS_ONCE or float32_exact(v)]
+    for value, expected in zip(values, expected_fill(name, values)):
         if math.isnan(value) and name == "float4_e2m1fn":
             with pytest.raises(ValueError, match="float4_e2m1fn has no NaN to store"):
                 t.fill(value)
             continue
         t.fill(value)
-        with np.errstate(over="ignore"):  # NumPy warns of what it turns into inf or NaN
-            expected = float(np.array([value]).astype(scalar_type(name))[0])
         got = t.tolist()
         assert all(same(x, expected) for x in got), f"{name}: {value} -> {got}, ml_dtypes {expected}"
+
+
+def finite_values_and_ties(name):
+    """Every finite value of `name`, in increasing order of magnitude and both signs, and
+    between each two neighbours the tie and the float64s just below and above it."""
+    bits = 16 if name in ("float16", "bfloat16") else 8
+    codes = np.arange(16 if name == "float4_e2m1fn" else 2**bits, dtype=np.uint16 if bits == 16 else np.uint8)
+    with np.errstate(invalid="ignore"):  # NaN codes
+        values = codes.view(scalar_type(name)).astype(np.float64)
+    finite = np.unique(np.abs(values[np.isfinite(values)]))  # sorted, 0.0 first
+    ties = (finite[:-1] + finite[1:]) / 2  # exact: neighbours share all but their last bit
+    near = [np.nextafter(ties, -np.inf), np.nextafter(ties, np.inf)]
+    checked = np.concatenate([finite, ties, *(near if ROUNDS_ONCE else [])])
+    return np.concatenate([checked, -checked]).tolist()
+
+
+@pytest.mark.parametrize("name", NARROW)
+def test_fill_rounds_every_value_and_tie_as_ml_dtypes_does(name):
+    # One rounding from float64, ties to even: every finite value round-trips, every tie goes
+    # where ml_dtypes 0.7 puts it, and so do the float64s on either side of it.
+    t = dlpack_demo.empty((1,), dtype=name)
+    values = finite_values_and_ties(name)
+    mismatches = []
+    for value, expected in zip(values, expected_fill(name, values)):
+        t.fill(value)
+        got = t.tolist()[0]
+        if not same(got, expected):
+            mismatches.append((value, got, expected))
+    assert not mismatches, f"{name}: {len(mismatches)} of {len(values)}, first {mismatches[:5]}"
+
+
+@pytest.mark.parametrize("name, part", [("complex32", "float16"), ("bcomplex32", "bfloat16")])
+def test_complex_parts_round_as_their_float_type(name, part):
+    t = dlpack_demo.empty((1,), dtype=name)
+    values = finite_values_and_ties(part)[::7]  # a sample: the parts are the float type's
+    for re, im, re_expected, im_expected in zip(values, values[1:], expected_fill(part, values),
+                                                expected_fill(part, values[1:])):
+        t.fill(complex(re, im))
+        got = t.tolist()[0]
+        assert same(got.real, re_expected) and same(got.imag, im_expected), (name, re, im, got)
 
 
 @pytest.mark.parametrize("name", [*FLOAT8, "float4_e2m1fn"])
@@ -195,6 +256,48 @@ def test_arange_matches_numpy_arange_cast(name):
     t = dlpack_demo.arange(9, dtype=name)
     expected = python_values(np.arange(9).astype(scalar_type(name)))
     assert all(same(a, b) for a, b in zip(t.tolist(), expected)), (t.tolist(), expected)
+
+
+# --- NumPy's own DLPack with ml_dtypes' types ----------------------------------------------------
+
+# ml_dtypes 0.7 registers its types with NumPy 2.5's `np.dtypes.register_dlpack_dtype` when it is
+# imported, and NumPy then exports and imports them through DLPack (bfloat16, the float8 family,
+# complex32, bcomplex32; not float4_e2m1fn); with ml_dtypes 0.6, NumPy refuses them both ways.
+NUMPY_DLPACK_ML_DTYPES = peer_version("ml-dtypes") >= (0, 7) and hasattr(np.dtypes, "register_dlpack_dtype")
+
+
+@pytest.mark.parametrize("name", ["bfloat16", *FLOAT8, "complex32", "bcomplex32"])
+def test_numpy_exchanges_ml_dtypes_arrays_through_dlpack_with_ml_dtypes_0_7(name):
+    with np.errstate(invalid="ignore"):  # float8_e8m0fnu has no zero: NaN
+        a = np.arange(4).astype(scalar_type(name))
+    ours = dlpack_demo.arange(4, dtype=name)
+    if not NUMPY_DLPACK_ML_DTYPES:
+        with pytest.raises(BufferError):
+            dlpack_demo.from_dlpack(a)
+        # NumPy 2.5 refuses a DLPack data type it does not know with a BufferError; NumPy 2.2
+        # raised a RuntimeError.
+        refusal = BufferError if peer_version("numpy") >= (2, 5) else (BufferError, RuntimeError)
+        with pytest.raises(refusal, match="Unsupported dtype in DLTensor"):
+            np.from_dlpack(ours)
+        return
+    t = dlpack_demo.from_dlpack(a)
+    assert t.dtype == getattr(DType, name)
+    assert all(same(x, y) for x, y in zip(t.tolist(), python_values(a)))
+    a[1] = a[2]  # shared, not copied
+    assert same(t.tolist()[1], python_values(a)[2])
+    back = np.from_dlpack(ours)
+    assert back.dtype == np.dtype(scalar_type(name))
+    assert all(same(x, y) for x, y in zip(python_values(back), ours.tolist()))
+
+
+def test_bcomplex32_both_ways():
+    # DLPack's kDLBcomplex (code 18): two bfloat16s, as ml_dtypes and PyTorch 2.15 have it.
+    assert (DType.bcomplex32.__dlpack_data_type__(), DType.bcomplex32.itemsize) == ((18, 32, 1), 4)
+    assert DType(ml_dtypes.bcomplex32) == DType(np.dtype(ml_dtypes.bcomplex32)) == DType.bcomplex32
+    assert DType.bcomplex32.dtype == np.dtype(ml_dtypes.bcomplex32)
+    t = dlpack_demo.empty((2,), dtype=ml_dtypes.bcomplex32)
+    t.fill(1.5 - 0.25j)
+    assert t.tolist() == [1.5 - 0.25j] * 2
 
 
 # --- JAX ------------------------------------------------------------------------------------------
@@ -232,15 +335,38 @@ def test_jax_tensors_both_ways(name):
     assert t.tolist() == python_values(np.asarray(x))
     ours = dlpack_demo.arange(4, dtype=name)
     if name == "float4_e2m1fn":
-        # JAX 0.10 on the CPU imports float4_e2m1fn from no producer, itself included.
-        with pytest.raises(Exception, match="only support default layout"):
+        # JAX on the CPU imports float4_e2m1fn from no producer, itself included: 0.10 says
+        # "only support default layout", 0.11 and later "Unsupported layout".
+        refusal = "only support default layout" if peer_version("jax") < (0, 11) else "Unsupported layout"
+        with pytest.raises(Exception, match=refusal):
             jnp.from_dlpack(x)
-        with pytest.raises(Exception, match="only support default layout"):
+        with pytest.raises(Exception, match=refusal):
             jnp.from_dlpack(ours)
         return
     y = jnp.from_dlpack(ours)
     assert y.dtype == jnp.dtype(getattr(jnp, name))
     assert all(same(a, b) for a, b in zip(python_values(np.asarray(y)), ours.tolist()))
+
+
+def test_jax_asks_for_what_its_release_asks_for():
+    # JAX 0.10 calls __dlpack__(stream=None), a legacy capsule; 0.12 asks for a versioned one.
+    jnp = jax_numpy()
+    ours = dlpack_demo.arange(3, dtype="float32")
+    asked = []
+
+    class Recording:
+        def __dlpack__(self, **kwargs):
+            asked.append(kwargs)
+            return ours.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return ours.__dlpack_device__()
+
+    assert jnp.from_dlpack(Recording()).tolist() == [0.0, 1.0, 2.0]
+    if peer_version("jax") >= (0, 12):
+        assert tuple(asked[0]["max_version"]) >= (1, 0)
+    elif peer_version("jax") < (0, 11):
+        assert "max_version" not in asked[0]
 
 
 def test_the_rfc_example_with_jax():

@@ -9,11 +9,16 @@ import math
 
 import pytest
 
-import dlpack_demo
-from dlpack_demo import DType, Device
+dlpack_demo = pytest.importorskip("dlpack_demo", reason="dlpack_demo is not built (scripts/python-tests.sh builds it)")
+from dlpack_demo import DType, Device  # noqa: E402 (after the skip of a run without it)
 
-# PyTorch warns that its complex32 is experimental each time it makes one.
-pytestmark = pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental:UserWarning")
+# PyTorch warns that its complex32, bcomplex32 and sparse CSR tensors are experimental each
+# time it makes one.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental:UserWarning"),
+    pytest.mark.filterwarnings("ignore:BComplex32 support is experimental:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state:UserWarning"),
+]
 
 torch = pytest.importorskip(
     "torch", reason="PyTorch is not installed (scripts/python-tests.sh --with-torch installs it)"
@@ -179,3 +184,109 @@ def test_numpy_and_torch_agree_through_us():
     assert torch.from_dlpack(t).dtype == torch.float16
     t = dlpack_demo.empty((2, 2), dtype=torch.bfloat16)
     assert np.empty(2, dtype=t.dtype).dtype == np.dtype(ml_dtypes.bfloat16)
+
+
+# --- PyTorch's exchange table: never a wrong value, never a raw RuntimeError ------------------
+#
+# torch.Tensor publishes a C exchange table (`__dlpack_c_exchange_api__`) whose export skips the
+# checks of `Tensor.__dlpack__`: through it, a conjugate view would arrive with the values of the
+# tensor it views, and a tensor that requires gradient would be taken. Our consumer uses the
+# table only for what it describes as `__dlpack__` would, and asks `__dlpack__` (which refuses
+# with PyTorch's own BufferError) for the rest; whatever the table raises sends it there too.
+
+HAS_TABLE = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+
+
+def both_imports(x):
+    """Our two import paths: the owning one (`from_dlpack`) and the borrowed view (`sum`)."""
+    return [lambda: dlpack_demo.from_dlpack(x), lambda: dlpack_demo.sum(x)]
+
+
+@pytest.fixture
+def dlpack_calls(monkeypatch):
+    """Counts the calls of `torch.Tensor.__dlpack__`, to tell the table's path from the
+    protocol's."""
+    calls = []
+    original = torch.Tensor.__dlpack__
+
+    def counting(self, *args, **kwargs):
+        calls.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.Tensor, "__dlpack__", counting)
+    return calls
+
+
+def test_a_plain_tensor_goes_through_the_table(dlpack_calls):
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)[:, 1:]
+    t = dlpack_demo.from_dlpack(x)
+    assert t.tolist() == x.tolist() and dlpack_demo.sum(x) == float(x.sum())
+    assert dlpack_calls == ([] if HAS_TABLE else [x, x])
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: torch.tensor([1 + 2j, 3 - 4j]).conj(), "Can't export tensors with the conjugate bit set"),
+    (lambda: torch.ones(2, requires_grad=True), "Can't export tensors that require gradient"),
+    (lambda: torch.nn.Parameter(torch.ones(2)), "Can't export tensors that require gradient"),
+    (lambda: torch.ones(3).to_sparse(), "Can't export tensors with layout other than torch.strided"),
+    (lambda: torch.ones(2, 2).to_sparse_csr(), "Can't export tensors with layout other than torch.strided"),
+])
+def test_what_the_table_cannot_describe_is_refused_as_pytorch_refuses_it(make, message):
+    x = make()
+    with pytest.raises(BufferError, match=message):
+        x.__dlpack__(max_version=(1, 0))  # PyTorch's own refusal, which ours must be
+    for attempt in both_imports(x):
+        with pytest.raises(BufferError, match=message):
+            attempt()
+
+
+def test_a_negated_view_is_refused_on_every_path():
+    # t.conj().imag has the negative bit set: PyTorch's own __dlpack__ exports it with the
+    # stored values, the negation of what the tensor holds.
+    x = torch.tensor([1 + 2j, 3 - 4j]).conj().imag
+    assert x.is_neg() and x.tolist() == [-2.0, 4.0]
+    for attempt in both_imports(x):
+        with pytest.raises(BufferError, match="negative bit set.*resolve_neg"):
+            attempt()
+    assert dlpack_demo.from_dlpack(x.resolve_neg()).tolist() == [-2.0, 4.0]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: torch.empty(2, device="meta"), "meta"),
+    (lambda: torch.zeros(2, dtype=torch.bcomplex32), "BComplex32 type is not supported by dlpack"),
+])
+def test_a_table_failure_is_pytorchs_buffer_error_not_a_runtime_error(make, message):
+    x = make()
+    for attempt in both_imports(x):
+        with pytest.raises(BufferError, match=message):
+            attempt()
+
+
+def test_conjugate_views_resolved_and_detached_tensors_import_right():
+    x = torch.tensor([1 + 2j, 3 - 4j])
+    assert dlpack_demo.from_dlpack(x.conj().resolve_conj()).tolist() == [1 - 2j, 3 + 4j]
+    g = torch.arange(3.0, requires_grad=True)
+    assert dlpack_demo.from_dlpack(g.detach()).tolist() == [0.0, 1.0, 2.0]
+    p = torch.nn.Parameter(torch.ones(2), requires_grad=False)
+    assert dlpack_demo.from_dlpack(p).tolist() == [1.0, 1.0]
+
+
+def test_a_subclass_is_asked_through_its_own_dlpack(dlpack_calls):
+    # A subclass may change what __dlpack__ exports (its __torch_function__ runs there); the
+    # table its base publishes would skip that, so a subclass is asked through __dlpack__.
+    class Scaled(torch.Tensor):
+        pass
+
+    x = torch.arange(3.0).as_subclass(Scaled)
+    assert dlpack_demo.from_dlpack(x).tolist() == [0.0, 1.0, 2.0]
+    # (Its __torch_function__ calls torch.Tensor.__dlpack__ again, with itself disabled.)
+    assert dlpack_calls and all(call is x for call in dlpack_calls)
+
+
+def test_torch_bcomplex32_is_read_and_refused_as_pytorch_2_15_has_it():
+    # torch.bcomplex32 is DLPack's bcomplex32; PyTorch 2.15 neither exports nor imports its
+    # tensors through DLPack.
+    assert DType(torch.bcomplex32) == DType.bcomplex32 == dlpack_demo.from_dlpack(torch.bcomplex32)
+    assert dlpack_demo.empty((2,), dtype=torch.bcomplex32).dtype == DType.bcomplex32
+    with pytest.raises(BufferError, match="Unsupported code 18"):
+        torch.from_dlpack(dlpack_demo.empty((2,), dtype="bcomplex32"))

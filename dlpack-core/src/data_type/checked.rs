@@ -56,11 +56,21 @@ impl DataType {
 /// Parses a canonical name or an alias (`i32`, `u8`, `f32`, `bf16`, `c64`, `fp8_e4m3fn`), with
 /// optional lanes (`float32x4`).
 ///
+/// The aliases are one rule, not a list of words: DLPack's names as TVM FFI prints them, and
+/// the Rust spellings of the same types (a stem's abbreviation before its width: `i`, `u`, `f`,
+/// `bf`, `c`; `fp8_`, `fp6_`, `fp4_` before a small float's format, as the OCP formats are
+/// written). Other frameworks' words for a type (`half`, `fp16`, `double`, `long`, `float`
+/// alone) are refused with DLPack's name as the suggestion, never guessed: the same word means
+/// different types in different places (`float` is 32 bits in C and PyTorch, 64 in Python and
+/// NumPy). The derives read names with the same grammar.
+///
 /// ```
 /// use dlpack_core::DataType;
 /// assert_eq!("bf16".parse::<DataType>()?, DataType::BF16);
 /// assert_eq!("fp8_e4m3fnx2".parse::<DataType>()?, DataType::FLOAT8_E4M3FN.with_lanes(2));
 /// assert!("float".parse::<DataType>().is_err()); // needs a width
+/// let half = "half".parse::<DataType>().unwrap_err().to_string();
+/// assert!(half.contains("did you mean `float16`?"), "{half}");
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 impl FromStr for DataType {

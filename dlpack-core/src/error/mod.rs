@@ -177,7 +177,24 @@ impl fmt::Display for Error {
             Self::ParseDataType { input, reason } => {
                 write!(f, "`{input}` is not a data type: {reason}")
             }
-            Self::ParseDevice { input, reason } => write!(f, "`{input}` is not a device: {reason}"),
+            Self::ParseDevice { input, reason } => {
+                // The suggestion keeps the id of the input: `gpu:1` is `cuda:1`, not `cuda`.
+                if let (
+                    DeviceNameError::UnknownName {
+                        suggestion: Some(name),
+                    },
+                    Some((_, id)),
+                ) = (reason, input.split_once(':'))
+                {
+                    let reason = reason.to_string().replacen(
+                        &alloc::format!("`{name}`"),
+                        &alloc::format!("`{name}:{id}`"),
+                        1,
+                    );
+                    return write!(f, "`{input}` is not a device: {reason}");
+                }
+                write!(f, "`{input}` is not a device: {reason}")
+            }
             Self::InvalidDataType { data_type, reason } => {
                 write!(f, "{data_type} is not a valid data type: {reason}")
             }

@@ -15,7 +15,7 @@ fn every_variant() -> Vec<(Error, &'static str)> {
         ),
         (
             "cdua:0".parse::<Device>().unwrap_err(),
-            "`cdua:0` is not a device: unknown device name; did you mean `cuda`? (expected \
+            "`cdua:0` is not a device: unknown device name; did you mean `cuda:0`? (expected \
              `cpu`, `cuda:0`, `cuda_host`, `rocm:1`, … : a device name, optionally followed \
              by `:` and an id)",
         ),

@@ -100,7 +100,7 @@ pub(crate) fn remember(class: &Bound<'_, PyType>, entry: Entry) {
 
 /// The address of `numpy.ndarray` once the classifier has met the class (0 before): the
 /// one class whose objects the importers read through the buffer protocol
-/// (`import/buffer.rs`), recognised by one comparison of type pointers. The class is kept
+/// (`import/buffer/`), recognised by one comparison of type pointers. The class is kept
 /// alive in [`NDARRAY_KEPT`], so no other class can take its address.
 #[cfg(all(
     not(PyPy),

@@ -62,6 +62,36 @@ pub(crate) fn buffer_error(err: Error) -> PyErr {
     PyBufferError::new_err(python_message(&err))
 }
 
+impl Error {
+    /// This error as the `BufferError` that a tensor's import or export raises, whatever its
+    /// kind, with its message in Python's terms (a Rust type named by its own name, as
+    /// `From<Error> for PyErr` names it): for a tensor class whose import meets a data type or
+    /// device it has no value for, which `?` would make a `ValueError` (the right exception for
+    /// `DType("float64")`, the wrong one for a tensor that cannot be imported). Feature `pyo3`.
+    ///
+    /// ```
+    /// use dlpack_core::{DataType, DlpackDataType, Error};
+    /// use pyo3::exceptions::PyBufferError;
+    ///
+    /// #[derive(Debug, DlpackDataType)]
+    /// enum DType {
+    ///     #[dlpack("float32")]
+    ///     F32,
+    /// }
+    ///
+    /// # pyo3::Python::initialize();
+    /// pyo3::Python::attach(|py| {
+    ///     // The data type of a tensor being imported, which DType lacks.
+    ///     let err = DType::from_dlpack_data_type(DataType::F64).map_err(Error::into_buffer_error).unwrap_err();
+    ///     assert!(err.is_instance_of::<PyBufferError>(py));
+    ///     assert!(err.to_string().starts_with("BufferError: DType has no DLPack data type for float64"), "{err}");
+    /// });
+    /// ```
+    pub fn into_buffer_error(self) -> PyErr {
+        buffer_error(self)
+    }
+}
+
 /// `err`'s message for a Python user: [`value_message`] with the Rust type's own name, the
 /// tensor errors that name a Rust type in Python's words, and `Display` for the rest.
 fn python_message(err: &Error) -> String {

@@ -116,9 +116,16 @@ impl<'a, 'py> Ints<'a, 'py> {
         Ok(ints)
     }
 
-    /// A `ValueError` for ints in range that DLPack does not allow together.
+    /// A `ValueError` for ints in range that DLPack does not allow together: the value as it
+    /// came, then the rule it breaks (`device (99, 0): unknown device type 99 (known types are
+    /// …)`), once, not the value again as DLPack prints it.
     pub(crate) fn invalid(&self, err: &Error) -> PyErr {
-        PyValueError::new_err(format!("{}: {err}", self.subject()))
+        let subject = self.subject();
+        PyValueError::new_err(match err {
+            Error::InvalidDataType { reason, .. } => format!("{subject}: {reason}"),
+            Error::InvalidDevice { reason, .. } => format!("{subject}: {reason}"),
+            _ => format!("{subject}: {err}"),
+        })
     }
 
     /// What the value is, for messages: `module.Class.__dlpack_device__() returned (1, 0)`,

@@ -4,7 +4,7 @@
 //!
 //! | You want to | Use |
 //! |---|---|
-//! | give Python your framework's tensors | [`pymethods(tensor)`](pymethods) on your `#[pyclass]`, with a [`TensorClass`] impl ([`DlpackRequest`] decides share or copy) |
+//! | give Python your framework's tensors | [`pymethods(tensor)`](pymethods) on your `#[pyclass]`, with a [`CpuTensor`] impl for host memory (one method: the tensor), or a [`TensorClass`] impl ([`DlpackRequest`] decides share or copy) |
 //! | hand Python a Rust tensor without a class of your own | [`to_python`] ([`PyTensor`]) |
 //! | take any Python tensor in a Rust function | [`TensorArg`] (typed, checked before the body runs), [`with_tensor_view`] (borrowed, for a kernel), [`import_tensor`] (owned) |
 //! | dtype and device classes of your own | [`pymethods(data_type)`](pymethods) / [`pymethods(device)`](pymethods), [`add_values`] |
@@ -102,9 +102,11 @@
 //! # Tensors
 //!
 //! **Producer.** Write [`pymethods(tensor)`](pymethods) on your tensor class's `impl` block and
-//! implement [`TensorClass`]: it writes `__dlpack__(*, stream=None, max_version=None,
-//! dl_device=None, copy=None)` with the arguments checked ([`DlpackRequest::new`]) and
-//! `__dlpack_device__()`, and your `dlpack` decides with [`DlpackRequest::plan`] whether to
+//! implement [`CpuTensor`] for a tensor in host memory (its one method gives the tensor, shared
+//! or a copy, and the rest is written), or [`TensorClass`] for any other: the attribute writes
+//! `__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)` with the arguments
+//! checked ([`DlpackRequest::new`]) and `__dlpack_device__()`, and your `dlpack` decides with
+//! [`DlpackRequest::plan`] whether to
 //! share the memory or copy it, and finishes with [`DlpackRequest::answer`] (a tensor in
 //! hand) or [`DlpackRequest::capsule`] (any [`TensorOwner`](crate::tensor::TensorOwner)); the
 //! example is [`TensorClass`]'s. The capsule is named `dltensor_versioned` when the consumer's
@@ -215,10 +217,20 @@
 //! **Consumer.** [`import_tensor`] looks `__dlpack_c_exchange_api__` up on the object's *type*,
 //! once per type (with the protocol kind, in the same cache, as TVM FFI caches its per-type
 //! decision), takes the first table of major version 1 in the `prev_api` chain (a newer table
-//! alone is no table: `__dlpack__` is asked), and exports through it before `__dlpack__`. A
-//! `BufferError` from the table, a tensor on another device than `device=` asks for, or a
-//! device where the producer names a current work stream (the table does not synchronise)
-//! sends it to `__dlpack__` as before, as does a consumer stream of its own.
+//! alone is no table: `__dlpack__` is asked), and exports through it before `__dlpack__`. Only
+//! a table the type publishes itself is used: a subclass that inherits its base's table (and
+//! may override `__dlpack__`) is asked through `__dlpack__`. Any exception from the table, a
+//! tensor on another device than `device=` asks for, or a device where the producer names a
+//! current work stream (the table does not synchronise) sends it to `__dlpack__` as before,
+//! as does a consumer stream of its own: a table's failure never reaches the caller as it is.
+//!
+//! PyTorch's table (2.10 and later) skips the checks its `__dlpack__` makes, and would hand
+//! over a conjugate view's underlying values, or a tensor that requires gradient, without an
+//! error. A `torch.Tensor` goes through the table only when it requires no gradient and is no
+//! conjugate view (a sparse or other non-strided tensor makes the table raise); otherwise
+//! `__dlpack__` refuses it with PyTorch's own `BufferError`. A negated view (`t.conj().imag`), which PyTorch 2.15's `__dlpack__` exports
+//! with wrong values too, is refused with a `BufferError` whichever way it would go. (TVM FFI
+//! 0.1.15's `from_dlpack` takes PyTorch's table without these checks.)
 //!
 //! **Kernels.** [`with_tensor_view`] lends a validated [`TensorView`](crate::tensor::TensorView)
 //! of any Python tensor for the duration of a closure: through `dltensor_from_py_object_no_sync`
@@ -351,6 +363,36 @@
 //! asked is a `BufferError`, as the array API standard requires; arguments of the wrong type
 //! are `TypeError`s; a capsule consumed twice is a `ValueError`.
 //!
+//! In particular, a tensor of another data type than the one asked for is a `BufferError`
+//! (`expected a float32 tensor, got float64`: `view.as_slice::<f32>()?`, `view.to_vec()?`), and so
+//! is a tensor your framework has no data type or device for, when you make the error with
+//! [`Error::into_buffer_error`](crate::Error::into_buffer_error): `DType::from_dlpack_data_type`
+//! with `?` is a `ValueError`, which is right for `DType("float64")` and wrong for a tensor that
+//! cannot be imported. Every message names Python things (`mini.DType`, `DType`), never a Rust
+//! path: the type's own name, its `#[pyclass]`'s unless renamed, in place of
+//! `core::any::type_name`'s `mini::dtype::DType`.
+//!
+//! # Names
+//!
+//! A name is read as `DataType`'s and `Device`'s `FromStr` read it: DLPack's names as TVM FFI
+//! prints them (`bfloat16`, `float8_e4m3fn`, `cuda:1`) and the Rust spellings of the same types
+//! (`bf16`, `f32`, `i64`, `u8`, `c64`, and `fp8_`/`fp6_`/`fp4_` before a small float's format,
+//! as the OCP formats are written). Other frameworks' words for them (`half`, `fp16`, `double`,
+//! `long`, `float` alone; `mps`, `xpu`, `gpu`) are refused with DLPack's name in the message
+//! (`did you mean float16?`, `did you mean cuda:0?`), never guessed: one word means different
+//! types in different places (`float` is 32 bits in C and PyTorch, 64 in Python and NumPy;
+//! `gpu` is CUDA or ROCm). The grammar is the derive's too, so `#[dlpack("half")]` is the same
+//! compile error. Objects of the libraries (`numpy.float16`, `torch.half`, `paddle.float16`)
+//! are read by what they are, whatever they are called.
+//!
+//! # Modules
+//!
+//! Either of PyO3's module styles works: a `#[pymodule] fn mini(m: &Bound<'_, PyModule>)` that
+//! calls `m.add_class::<DType>()?` and [`add_values`] (the examples here), or a `#[pymodule] mod
+//! mini` with `#[pymodule_export] use super::DType;` and a `#[pymodule_init]` function that
+//! calls [`add_values`] (the `dlpack_demo` extension, `examples/python`). The classes are the
+//! same `#[pyclass]`es either way.
+//!
 //! # Why PyO3 0.30
 //!
 //! PyO3 0.30 is the current release line: its `Bound` API is the only one (the GIL-ref API
@@ -370,6 +412,7 @@ mod import;
 mod ints;
 mod message;
 mod to_python;
+mod tuples;
 mod values;
 
 // The capsules' names and functions, the classifier and a tensor's device: what a `__dlpack__`
@@ -382,7 +425,11 @@ pub use capsule::{
 };
 #[doc(hidden)]
 pub use class::generated as __generated;
-pub use class::{ProtocolClass, TensorClass, add_values, from_dlpack};
+pub use class::{CpuTensor, TensorClass, add_values, from_dlpack};
+// The trait `#[pymethods]` implements for `add_values`: no author implements or names it
+// (`add_values::<DType>` does), so it takes none of the module's 22 names.
+#[doc(hidden)]
+pub use class::ProtocolClass;
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 #[cfg(feature = "cuda")]
@@ -397,7 +444,6 @@ pub use values::objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
 #[doc(hidden)]
 pub use values::read::{ValueKind, read_tensor_device, value_kind};
 
-/// Completes a framework's data type or device class: see the attribute's documentation.
 #[cfg(feature = "derive")]
 #[doc(inline)]
 pub use dlpack_derive::pymethods;

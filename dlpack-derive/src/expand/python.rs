@@ -24,23 +24,32 @@ pub(crate) fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(err) => return err.to_compile_error(),
     };
-    let args = match python::parse_args(args) {
-        Ok(args) => args,
-        Err(err) => return err.to_compile_error(),
-    };
+    let (args, args_error) = python::parse_args(args);
     let cx = Ctxt::default();
-    let written = match python::written_names(&item) {
-        Ok(written) => written,
+    if let Some(err) = args_error {
+        cx.syn_error(err);
+    }
+    let (written, names_read) = match python::written_names(&item) {
+        Ok(written) => (written, true),
         Err(err) => {
             cx.syn_error(err);
-            Vec::new()
+            (Vec::new(), false)
         }
     };
-    check::python::check(&cx, args.protocol, &written);
-    match cx.finish() {
-        Ok(()) => expand(item, args.protocol, &args.krate, &written),
-        Err(err) => {
+    if let Some(protocol) = args.protocol {
+        check::python::check(&cx, protocol, &written);
+    }
+    match (cx.finish(), args.protocol) {
+        (Ok(()), Some(protocol)) => expand(item, protocol, &args.krate, &written),
+        // A mistake in the arguments alone, with the kind meant clear (`dtype`): the block as
+        // that kind, beside the error, so that the uses of the class are no errors of their own.
+        (Err(err), Some(protocol)) if names_read && block_is_sound(protocol, &written) => {
             let errors = err.to_compile_error();
+            let expanded = expand(item, protocol, &args.krate, &written);
+            quote!(#expanded #errors)
+        }
+        (result, _) => {
+            let errors = result.err().map(|err| err.to_compile_error());
             let krate = &args.krate;
             let pyo3_str = format!("{}::python::pyo3", quote!(#krate)).replace(' ', "");
             quote! {
@@ -51,6 +60,14 @@ pub(crate) fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
             }
         }
     }
+}
+
+/// Whether the author's block has no mistake of its own for a class of `protocol`, so that
+/// expanding it as that kind adds no error to the arguments' one.
+fn block_is_sound(protocol: ClassProtocol, written: &[Written]) -> bool {
+    let cx = Ctxt::default();
+    check::python::check(&cx, protocol, written);
+    cx.finish().is_ok()
 }
 
 /// The expanded block.
@@ -141,10 +158,10 @@ fn methods(
     let (new, protocol_method, repr, str_, key, name) = match protocol {
         ClassProtocol::Tensor => return tensor_methods(pyo3, g),
         ClassProtocol::DataType => (
-            quote!(new_data_type),
+            quote!(construct_data_type),
             quote! {
                 /// `(code, bits, lanes)`: the DLPack data type, as plain ints.
-                fn __dlpack_data_type__(&self, py: #pyo3::Python<'_>) -> #result<(u8, u8, u16)> {
+                fn __dlpack_data_type__<'py>(&self, py: #pyo3::Python<'py>) -> #result<#pyo3::Bound<'py, #pyo3::types::PyTuple>> {
                     #g::dlpack_data_type(py, self)
                 }
             },
@@ -154,10 +171,10 @@ fn methods(
             quote!(data_type_name),
         ),
         ClassProtocol::Device => (
-            quote!(new_device),
+            quote!(construct_device),
             quote! {
                 /// `(device_type, device_id)`: the DLPack device, as plain ints.
-                fn __dlpack_device__(&self, py: #pyo3::Python<'_>) -> #result<(i32, i32)> {
+                fn __dlpack_device__<'py>(&self, py: #pyo3::Python<'py>) -> #result<#pyo3::Bound<'py, #pyo3::types::PyTuple>> {
                     #g::dlpack_device(py, self)
                 }
             },
@@ -168,14 +185,28 @@ fn methods(
         ),
     };
     let what = protocol.noun();
+    let protocol_name = match protocol {
+        ClassProtocol::DataType => "__dlpack_data_type__",
+        ClassProtocol::Device | ClassProtocol::Tensor => "__dlpack_device__",
+    };
     let mut methods = vec![
         (
             "__new__",
             quote! {
                 /// The value of any object or name of its kind, as DLPack's readers read it.
                 #[new]
-                fn __new__<'py>(obj: &#any) -> #result<Self> {
+                fn __new__<'py>(obj: &#any) -> #result<#pyo3::Bound<'py, Self>> {
                     #g::#new::<Self>(obj)
+                }
+            },
+        ),
+        (
+            "__int__",
+            quote! {
+                /// A `TypeError`: a value is no number (PyO3 would give a fieldless enum's
+                /// discriminant).
+                fn __int__(&self, py: #pyo3::Python<'_>) -> #result<i64> {
+                    #g::no_int::<Self>(py, #what, #protocol_name)
                 }
             },
         ),

@@ -37,21 +37,33 @@ impl ClassProtocol {
 
 /// The attribute's arguments: the class's protocol, and where dlpack-core is.
 pub(crate) struct Args {
-    pub(crate) protocol: ClassProtocol,
+    /// The protocol written, or for a mistake in it, the one meant where that is clear (a
+    /// misspelling of one, `dtype` for `data_type`): the block is then expanded as that kind,
+    /// so the one mistake is not followed by errors wherever the class is used.
+    pub(crate) protocol: Option<ClassProtocol>,
     pub(crate) krate: Path,
 }
 
-/// One method of the author's block, by the name Python sees.
-pub(crate) struct Written {
-    pub(crate) name: String,
-    pub(crate) span: Span,
-    /// Its `#[cfg(…)]` attributes: a check of its name holds where it exists.
-    pub(crate) cfgs: Vec<Attribute>,
-}
+/// Other words for each kind, which a mistake is read as.
+const MEANT: &[(&str, ClassProtocol)] = &[
+    ("data_type", ClassProtocol::DataType),
+    ("dtype", ClassProtocol::DataType),
+    ("datatype", ClassProtocol::DataType),
+    ("data_types", ClassProtocol::DataType),
+    ("dtypes", ClassProtocol::DataType),
+    ("device", ClassProtocol::Device),
+    ("devices", ClassProtocol::Device),
+    ("place", ClassProtocol::Device),
+    ("tensor", ClassProtocol::Tensor),
+    ("tensors", ClassProtocol::Tensor),
+    ("array", ClassProtocol::Tensor),
+];
 
-/// Parses `data_type`, `device` or `tensor`, and an optional `crate = "path"`.
-pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
+/// Parses `data_type`, `device` or `tensor`, and an optional `crate = "path"`: the arguments,
+/// and the error of a mistake in them (reported beside an expansion of the kind meant).
+pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> (Args, Option<syn::Error>) {
     let mut protocol = None;
+    let mut meant = None;
     let mut krate = None;
     let parser = syn::meta::parser(|meta| {
         let found = if meta.path.is_ident("data_type") {
@@ -77,23 +89,51 @@ pub(crate) fn parse_args(args: proc_macro2::TokenStream) -> syn::Result<Args> {
             krate = Some(crate_path(&meta)?);
             return Ok(());
         }
-        Err(meta.error(
-            "unknown argument: write `#[pymethods(data_type)]` for a data type class, \
+        let word = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let words: Vec<&'static str> = MEANT.iter().map(|(word, _)| *word).collect();
+        let guess = dlpack_grammar::suggest(&word.to_lowercase(), &words)
+            .and_then(|word| MEANT.iter().find(|(w, _)| *w == word))
+            .map(|(_, kind)| *kind);
+        meant = guess;
+        let hint = guess.map_or_else(String::new, |kind| {
+            format!("did you mean `{}`? ", kind.argument())
+        });
+        Err(meta.error(format!(
+            "unknown argument: {hint}write `#[pymethods(data_type)]` for a data type class, \
              `#[pymethods(device)]` for a device class or `#[pymethods(tensor)]` for a tensor \
              class (and optionally `crate = \"path\"`)",
-        ))
+        )))
     });
-    syn::parse::Parser::parse2(parser, args)?;
-    let Some(protocol) = protocol else {
-        return Err(syn::Error::new(
+    let result = syn::parse::Parser::parse2(parser, args);
+    let mut error = result.err();
+    if protocol.is_none() && error.is_none() {
+        error = Some(syn::Error::new(
             Span::call_site(),
             "say which class this is: `#[pymethods(data_type)]` for a data type class, \
              `#[pymethods(device)]` for a device class, `#[pymethods(tensor)]` for a tensor \
              class",
         ));
-    };
+    }
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::dlpack_core));
-    Ok(Args { protocol, krate })
+    (
+        Args {
+            protocol: protocol.or(meant),
+            krate,
+        },
+        error,
+    )
+}
+
+/// One method of the author's block, by the name Python sees.
+pub(crate) struct Written {
+    pub(crate) name: String,
+    pub(crate) span: Span,
+    /// Its `#[cfg(…)]` attributes: a check of its name holds where it exists.
+    pub(crate) cfgs: Vec<Attribute>,
 }
 
 /// The Python names of the methods, constants and class attributes the author wrote, as PyO3

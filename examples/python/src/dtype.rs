@@ -6,7 +6,7 @@ use dlpack_core::{DataType, DlpackDataType};
 use pyo3::prelude::*;
 
 /// The element type of a tensor. `DType.float16`, … (also `dlpack_demo.float16`, …): every
-/// type NumPy, PaddlePaddle, JAX and PyTorch export through DLPack.
+/// type NumPy (with ml_dtypes), PaddlePaddle, JAX and PyTorch export through DLPack.
 ///
 /// `__dlpack_data_type__()` returns the DLPack `(code, bits, lanes)`, so any consumer of the
 /// protocol (TVM FFI, for one) takes these objects for dtypes; `dtype` is the NumPy dtype, so
@@ -74,6 +74,10 @@ pub enum DType {
     Float4E2M1FNx2,
     #[dlpack("complex32")]
     Complex32,
+    /// Two `bfloat16`s (DLPack's `kDLBcomplex`, code 18): NumPy with ml_dtypes 0.7 exports it,
+    /// PyTorch 2.15 has it (`torch.bcomplex32`) but does not export it.
+    #[dlpack("bcomplex32")]
+    BComplex32,
 }
 
 impl DType {

@@ -69,13 +69,13 @@ mod dlpack_demo {
         Tensor::arange(py, n, dtype.0)
     }
 
-    /// `from_dlpack(obj, device=None, copy=None)`, dispatching as the RFC proposes: a tensor
+    /// `from_dlpack(obj, /, *, device=None, copy=None)`, dispatching as the RFC proposes: a tensor
     /// (`__dlpack__`, or a DLPack capsule) becomes a `Tensor` (zero-copy unless `copy=True`),
     /// a dtype a `DType`, a device a `Device`: everything `dtype_of` and `device_of` take
     /// (protocol objects, names, `(device_type, device_id)` tuples, TVM FFI's devices, and
     /// the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict).
     #[pyfunction]
-    #[pyo3(signature = (obj, device=None, copy=None))]
+    #[pyo3(signature = (obj, /, *, device=None, copy=None))]
     fn from_dlpack<'py>(
         obj: &Bound<'py, PyAny>,
         device: Option<DeviceLike<DlDevice>>,

@@ -73,6 +73,10 @@ pub unsafe fn read<'py>(
                 let [re, im] = get::<[u16; 2]>(ptr).map(|bits| f16::from_bits(bits).to_f64());
                 PyComplex::from_doubles(py, re, im).into_any()
             }
+            DType::BComplex32 => {
+                let [re, im] = get::<[u16; 2]>(ptr).map(|bits| bf16::from_bits(bits).to_f64());
+                PyComplex::from_doubles(py, re, im).into_any()
+            }
             DType::Complex64 => {
                 let [re, im] = get::<[f32; 2]>(ptr);
                 PyComplex::from_doubles(py, re.into(), im.into()).into_any()
@@ -81,20 +85,20 @@ pub unsafe fn read<'py>(
                 let [re, im] = get::<[f64; 2]>(ptr);
                 PyComplex::from_doubles(py, re, im).into_any()
             }
-            DType::Float8E4M3FN => float(Format::E4M3FN.decode(get(ptr)))?,
-            DType::Float8E5M2 => float(Format::E5M2.decode(get(ptr)))?,
-            DType::Float8E4M3FNUZ => float(Format::E4M3FNUZ.decode(get(ptr)))?,
-            DType::Float8E4M3B11FNUZ => float(Format::E4M3B11FNUZ.decode(get(ptr)))?,
-            DType::Float8E5M2FNUZ => float(Format::E5M2FNUZ.decode(get(ptr)))?,
-            DType::Float8E3M4 => float(Format::E3M4.decode(get(ptr)))?,
-            DType::Float8E4M3 => float(Format::E4M3.decode(get(ptr)))?,
+            DType::Float8E4M3FN => float(Format::E4M3FN.decode(get::<u8>(ptr).into()))?,
+            DType::Float8E5M2 => float(Format::E5M2.decode(get::<u8>(ptr).into()))?,
+            DType::Float8E4M3FNUZ => float(Format::E4M3FNUZ.decode(get::<u8>(ptr).into()))?,
+            DType::Float8E4M3B11FNUZ => float(Format::E4M3B11FNUZ.decode(get::<u8>(ptr).into()))?,
+            DType::Float8E5M2FNUZ => float(Format::E5M2FNUZ.decode(get::<u8>(ptr).into()))?,
+            DType::Float8E3M4 => float(Format::E3M4.decode(get::<u8>(ptr).into()))?,
+            DType::Float8E4M3 => float(Format::E4M3.decode(get::<u8>(ptr).into()))?,
             DType::Float8E8M0FNU => float(minifloat::e8m0fnu(get(ptr)))?,
             DType::Float4E2M1FN => {
-                float(Format::E2M1FN.decode((get::<u8>(ptr) >> element.shift) & 0xF))?
+                float(Format::E2M1FN.decode(((get::<u8>(ptr) >> element.shift) & 0xF).into()))?
             }
             DType::Float4E2M1FNx2 => {
                 let byte = get::<u8>(ptr);
-                let lanes = [byte & 0xF, byte >> 4].map(|code| Format::E2M1FN.decode(code));
+                let lanes = [byte & 0xF, byte >> 4].map(|code| Format::E2M1FN.decode(code.into()));
                 PyList::new(py, lanes)?.into_any()
             }
         })
@@ -125,7 +129,11 @@ pub unsafe fn store(dtype: DType, element: Element, bytes: &[u8]) {
 /// The bytes of `value` as an element of `dtype` (little-endian, as the host stores it); for
 /// `float4_e2m1fn`, one byte holding the 4-bit code.
 pub fn encode(dtype: DType, value: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-    let code = |format: Format| minifloat_code(format, dtype, value).map(|code| vec![code]);
+    // An 8- or 4-bit code is the low byte of the `u16` code.
+    let code = |format: Format| minifloat_code(format, dtype, value).map(|code| vec![code as u8]);
+    let two_bytes = |format: Format, value: f64| -> PyResult<[u8; 2]> {
+        Ok(format.encode(value)?.to_ne_bytes())
+    };
     Ok(match dtype {
         DType::Bool => vec![u8::from(value.extract::<bool>()?)],
         // Ints through `__index__`, as `operator.index` takes them: a float is refused, not
@@ -138,17 +146,18 @@ pub fn encode(dtype: DType, value: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
         DType::UInt16 => value.extract::<u16>()?.to_ne_bytes().to_vec(),
         DType::UInt32 => value.extract::<u32>()?.to_ne_bytes().to_vec(),
         DType::UInt64 => value.extract::<u64>()?.to_ne_bytes().to_vec(),
-        DType::Float16 => f16::from_f64(real(dtype, value)?).to_ne_bytes().to_vec(),
-        DType::BFloat16 => bf16::from_f64(real(dtype, value)?).to_ne_bytes().to_vec(),
+        // Rounded once from `f64`, as every float narrower than `f32` here (minifloat.rs).
+        DType::Float16 => two_bytes(Format::F16, real(dtype, value)?)?.to_vec(),
+        DType::BFloat16 => two_bytes(Format::BF16, real(dtype, value)?)?.to_vec(),
         DType::Float32 => (real(dtype, value)? as f32).to_ne_bytes().to_vec(),
         DType::Float64 => real(dtype, value)?.to_ne_bytes().to_vec(),
         DType::Complex32 => {
             let (re, im) = complex(dtype, value)?;
-            [
-                f16::from_f64(re).to_ne_bytes(),
-                f16::from_f64(im).to_ne_bytes(),
-            ]
-            .concat()
+            [two_bytes(Format::F16, re)?, two_bytes(Format::F16, im)?].concat()
+        }
+        DType::BComplex32 => {
+            let (re, im) = complex(dtype, value)?;
+            [two_bytes(Format::BF16, re)?, two_bytes(Format::BF16, im)?].concat()
         }
         DType::Complex64 => {
             let (re, im) = complex(dtype, value)?;
@@ -177,7 +186,7 @@ pub fn encode(dtype: DType, value: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 
 /// The code of `value` in `format`, a `ValueError` naming `dtype` for NaN in a format
 /// without NaN.
-fn minifloat_code(format: Format, dtype: DType, value: &Bound<'_, PyAny>) -> PyResult<u8> {
+fn minifloat_code(format: Format, dtype: DType, value: &Bound<'_, PyAny>) -> PyResult<u16> {
     let real = real(dtype, value)?;
     format
         .encode(real)

@@ -510,7 +510,7 @@ impl Tensor {
     }
 }
 
-/// A `BufferError` with the message of a `dlpack_core` error.
+/// A `BufferError` with the message of a `dlpack_core` error, in Python's terms.
 fn buffer_error(err: dlpack_core::Error) -> PyErr {
-    PyBufferError::new_err(err.to_string())
+    err.into_buffer_error()
 }

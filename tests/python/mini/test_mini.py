@@ -10,11 +10,11 @@ import copy
 import ctypes
 import pickle
 
-import numpy as np
 import pytest
 
-import mini
-from mini import DType, Device, Place, Tensor
+np = pytest.importorskip("numpy")
+mini = pytest.importorskip("mini", reason="mini is not built (scripts/python-tests.sh builds it)")
+from mini import DType, Device, Place, Site, Tensor  # noqa: E402 (after the skip of a run without it)
 
 
 # ---- data types -------------------------------------------------------------------------
@@ -61,7 +61,8 @@ def test_repr_is_the_name_in_the_module_and_str_the_dlpack_name():
     assert repr(mini.float16) == "mini.float16"
     assert repr(DType.float8_e4m3fn) == "mini.float8_e4m3fn"
     assert str(mini.float16) == "float16"
-    assert repr(DType.quantized()) == "<mini.DType without a DLPack data type>"
+    # A value without a DLPack data type is named: which one it is.
+    assert repr(DType.quantized()) == "<mini.DType.Quantized without a DLPack data type>"
     # repr() evaluates back to the value.
     assert eval(repr(mini.bfloat16), {"mini": mini}) == mini.bfloat16
 
@@ -224,6 +225,21 @@ def test_dlpack_capsule_by_max_version_and_is_copied_on_copies():
     assert capsule_name(t.__dlpack__()) == "dltensor"
 
 
+def test_cpu_tensor_shares_an_arc_and_copies_a_vec():
+    # The ready-made TensorClass: Tensor holds an Arc<[f32]>, shared read-only with every
+    # consumer that can be told so; Bytes a Vec<u8> it owns alone, exported as a copy.
+    t = Tensor([1.0, 2.0])
+    assert np.from_dlpack(t).ctypes.data == np.from_dlpack(t).ctypes.data  # the same memory
+    assert capsule_flags(t.__dlpack__(max_version=(1, 3), copy=False)) == READ_ONLY
+    b = mini.Bytes([1, 2, 3])
+    assert capsule_flags(b.__dlpack__(max_version=(1, 3))) == IS_COPIED
+    assert capsule_flags(b.__dlpack__(max_version=(1, 3), copy=True)) == IS_COPIED
+    assert np.from_dlpack(b).tolist() == [1, 2, 3] and np.from_dlpack(b).flags.writeable
+    with pytest.raises(BufferError, match=r"^mini\.Bytes exports copies of its elements, which it owns alone, and copy=False was asked$"):
+        b.__dlpack__(max_version=(1, 3), copy=False)
+    assert capsule_name(b.__dlpack__()) == "dltensor"
+
+
 def test_tensor_protocol_methods_are_generated_with_the_standards_signature():
     t = Tensor([1.0])
     assert t.__dlpack_device__() == (1, 0)
@@ -286,7 +302,77 @@ def test_from_dlpack_refuses_device_and_copy_for_dtypes_and_devices():
 
 
 def test_from_dlpack_says_what_it_takes():
-    with pytest.raises(TypeError, match=r"from_dlpack\(\) takes a tensor .* got float$"):
+    with pytest.raises(TypeError, match=r"from_dlpack\(\) takes a tensor .* got an object of class float$"):
         mini.from_dlpack(1.5)
+    # A NumPy scalar has a dtype and no __dlpack__: the message says so, not "got float32".
+    with pytest.raises(TypeError, match=r"got a NumPy scalar \(numpy\.float32\), which has no __dlpack__: numpy\.asarray"):
+        mini.from_dlpack(np.float32(3.0))
     with pytest.raises(ValueError, match=r"mini\.DType has no DLPack data type for float64"):
         mini.from_dlpack(np.float64)
+
+
+# ---- a device class that is a PyO3 complex enum -------------------------------------------
+
+
+def test_a_complex_enum_device_class_makes_its_variants():
+    # PyO3 makes each variant a subclass; every route gives an object of the variant's class.
+    cuda1 = Site("cuda:1")
+    assert type(cuda1) is Site.Cuda and isinstance(cuda1, Site) and cuda1._0 == 1
+    assert type(Site("cpu")) is Site.Cpu and type(Site((3, 0))) is Site.Pinned
+    assert type(mini.site_from_dlpack("cuda:1")) is Site.Cuda
+    assert cuda1 == Site.Cuda(1) == mini.site_from_dlpack((2, 1)) and cuda1 != Site.Cuda(2)
+    assert hash(cuda1) == hash(Site.Cuda(1))
+    match cuda1:
+        case Site.Cuda(index):
+            assert index == 1
+        case _:
+            raise AssertionError("not matched as a variant")
+
+
+def test_a_complex_enum_value_reprs_and_pickles_as_the_class():
+    cuda1 = Site.Cuda(1)
+    assert repr(cuda1) == "mini.Site('cuda:1')"
+    assert eval(repr(cuda1), {"mini": mini}) == cuda1
+    for value in (cuda1, Site.Cpu(), Site("cuda_host")):
+        back = pickle.loads(pickle.dumps(value))
+        assert back == value and type(back) is type(value)
+    assert copy.deepcopy(cuda1) is cuda1
+    assert cuda1.__dlpack_device__() == (2, 1) and (cuda1.type, cuda1.index) == ("cuda", 1)
+    with pytest.raises(ValueError, match=r"mini\.Site has no DLPack device for rocm:0"):
+        Site("rocm:0")
+
+
+# ---- messages and numbers -----------------------------------------------------------------
+
+
+def test_values_are_not_numbers():
+    # PyO3 gives a fieldless enum class int(), its discriminant; a DLPack value is no number.
+    for value in (mini.bool, mini.float32, DType.quantized(), Place("cpu"), Device("cpu"), Site.Cpu()):
+        with pytest.raises(TypeError, match=r"is a (data type|device), not a number: its DLPack value is __dlpack_(data_type|device)__\(\)"):
+            int(value)
+
+
+def test_names_of_other_frameworks_get_the_dlpack_name_with_the_id():
+    # PaddlePaddle's `gpu:0` is CUDA's device 0 on NVIDIA hardware, PyTorch's `mps` Metal.
+    with pytest.raises(ValueError, match=r"`gpu:0` is not a device: unknown device name; did you mean `cuda:0`\?"):
+        Device("gpu:0")
+    with pytest.raises(ValueError, match=r"did you mean `metal:1`\?.*; nor is it a data type$"):
+        mini.from_dlpack("mps:1")
+    with pytest.raises(ValueError, match=r"`flaot16` is not a data type: .*did you mean `float16`\?.*; nor is it a device$"):
+        mini.from_dlpack("flaot16")
+
+
+def test_an_unknown_device_type_is_named_once():
+    with pytest.raises(ValueError, match=r"^device \(99, 0\): unknown device type 99 \(known types are [^)]*\)$"):
+        Device((99, 0))
+
+
+def test_the_alias_policy():
+    # DLPack's names and the Rust spellings of the same types are accepted; other frameworks'
+    # words for them are refused with the DLPack name (docs/decisions.md, "Names").
+    for accepted, name in [("bf16", "bfloat16"), ("f32", "float32"), ("i64", "int64"), ("u8", "uint8"),
+                           ("c64", "complex64"), ("fp8_e4m3fn", "float8_e4m3fn")]:
+        assert str(mini.from_dlpack(accepted)) == name
+    for refused, name in [("half", "float16"), ("fp16", "float16"), ("double", "float64"), ("long", "int64")]:
+        with pytest.raises(ValueError, match=rf"`{refused}` is not a data type: unknown data type name; did you mean `{name}`\?"):
+            DType(refused)

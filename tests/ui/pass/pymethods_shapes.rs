@@ -1,9 +1,12 @@
 //! Every shape `#[pymethods]` completes: a fieldless data type enum, a data type struct, a
-//! fieldless device enum, a device wrapper struct over an enum with data, a tensor class (with
-//! an `__eq__` of its own, allowed without `__hash__` there); with the author's own methods
+//! fieldless device enum, a device wrapper struct over an enum with data, a device class that
+//! is a PyO3 complex enum, a tensor class (with an `__eq__` of its own, allowed without
+//! `__hash__` there) and one through the ready-made `CpuTensor`; with the author's own methods
 //! (one replacing a generated one), and a renamed dlpack-core.
 
-use dlpack_core::python::{DlpackRequest, TensorClass};
+use std::sync::Arc;
+
+use dlpack_core::python::{CpuTensor, DlpackRequest, TensorClass};
 use dlpack_core::{DataType, DlpackDataType, DlpackDevice};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -88,6 +91,32 @@ struct Device(Where);
 #[dlpack_core::python::pymethods(device)]
 impl Device {}
 
+/// A complex enum: PyO3 makes each variant a class and refuses unit variants, hence `Cpu()`.
+#[pyclass(module = "shapes", frozen)]
+#[derive(Clone, Copy, DlpackDevice)]
+enum Site {
+    #[dlpack(cpu)]
+    Cpu(),
+    #[dlpack(cuda)]
+    Cuda(u32),
+}
+
+#[dlpack_core::python::pymethods(device)]
+impl Site {}
+
+/// A tensor in host memory, through the ready-made `TensorClass`.
+#[pyclass(module = "shapes", frozen)]
+struct Shared(Arc<[u8]>);
+
+#[dlpack_core::python::pymethods(tensor)]
+impl Shared {}
+
+impl CpuTensor for Shared {
+    fn cpu_tensor(&self) -> Result<dlpack_core::ManagedTensor, dlpack_core::Error> {
+        dlpack_core::ManagedTensor::from_arc(Arc::clone(&self.0), &[self.0.len()])
+    }
+}
+
 #[pyclass(module = "shapes", frozen)]
 struct Tensor(Vec<f32>);
 
@@ -116,4 +145,5 @@ impl TensorClass for Tensor {
 fn main() {
     let _ = Tensor(Vec::new());
     let _ = (DType::Float16, DType::Opaque, Place::Cpu, Device(Where::Cuda(0)), Device(Where::Cpu), Raw(DataType::F32));
+    let _ = (Site::Cpu(), Site::Cuda(1), Shared(Arc::from([1_u8])));
 }

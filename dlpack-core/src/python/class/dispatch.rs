@@ -6,9 +6,16 @@ use pyo3::prelude::*;
 
 use super::methods::{DataTypeClass, DeviceClass, new_data_type, new_device};
 use crate::Device;
+use pyo3::types::PyString;
+
+use super::names::python_error;
+use crate::python::message::type_name;
+use crate::python::values::classify::{ClassKind, object_kind};
+use crate::python::values::libraries::{Recognised, is_numpy_scalar};
+use crate::python::values::read::{Named, read_name};
 use crate::python::{ValueKind, value_kind};
 
-/// `from_dlpack(obj, device=None, copy=None)` as the DLPack RFC proposes it, over your tensor
+/// `from_dlpack(obj, /, *, device=None, copy=None)` as the DLPack RFC proposes it, over your tensor
 /// type `T`, data type class `D` and device class `V`: a tensor (anything with `__dlpack__`, a
 /// DLPack capsule) becomes a `T` through `import` (usually
 /// [`import_tensor`](crate::python::import_tensor) and your tensor's constructor), honouring
@@ -19,7 +26,14 @@ use crate::python::{ValueKind, value_kind};
 ///
 /// `device=` and `copy=` are for tensors: with a data type or a device they are a `TypeError`
 /// (a data type has no device to move to, nothing to copy). Anything else is a `TypeError`
-/// that says what `from_dlpack` takes.
+/// that says what `from_dlpack` takes. Give your `#[pyfunction]` the array API standard's
+/// signature, `#[pyo3(signature = (obj, /, *, device=None, copy=None))]`: `obj` positional,
+/// `device` and `copy` keywords only, as below.
+///
+/// A name is read once, as a data type name and then as a device name (no name is both), so
+/// `from_dlpack("cuda:1")` costs about what `Device("cuda:1")` does. A tensor whose data type
+/// or device `import` cannot take is the `BufferError` `import` raises: see the module
+/// documentation, "Errors".
 ///
 /// ```
 /// use std::sync::Arc;
@@ -51,7 +65,7 @@ use crate::python::{ValueKind, value_kind};
 /// struct Floats(Arc<[f32]>);
 ///
 /// #[pyfunction]
-/// #[pyo3(signature = (obj, device=None, copy=None))]
+/// #[pyo3(signature = (obj, /, *, device=None, copy=None))]
 /// fn from_dlpack<'py>(
 ///     obj: &Bound<'py, PyAny>,
 ///     device: Option<DeviceLike<Device>>,
@@ -75,6 +89,9 @@ use crate::python::{ValueKind, value_kind};
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
 ///     let err = from_dlpack.call1((1.5,)).unwrap_err();
 ///     assert!(err.to_string().contains("takes a tensor"), "{err}");
+///     // `device` and `copy` are keywords only, as the standard has them.
+///     let err = from_dlpack.call1(("float32", "cpu")).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
 ///     Ok(())
 /// })?;
 /// # use pyo3::types::IntoPyDict;
@@ -93,6 +110,26 @@ where
     PyErr: From<T::Error>,
 {
     let py = obj.py();
+    // A name is read once, as what it names: `from_dlpack("cuda:1")` costs what
+    // `Device("cuda:1")` does, and a little more.
+    if let ClassKind::Recognised(Recognised::Name) = object_kind(obj)? {
+        let named = read_name(obj.cast::<PyString>()?.to_str()?)?;
+        let what = match named {
+            Named::DataType(_) => "data type",
+            Named::Device(_) => "device",
+        };
+        refuse_tensor_arguments(obj, device, copy, what)?;
+        return Ok(match named {
+            Named::DataType(data_type) => D::of_data_type(data_type)
+                .map_err(|err| python_error::<D>(py, err))?
+                .into_pyobject(py)?
+                .into_any(),
+            Named::Device(dl_device) => V::of_device(dl_device)
+                .map_err(|err| python_error::<V>(py, err))?
+                .into_pyobject(py)?
+                .into_any(),
+        });
+    }
     let kind = value_kind(obj)?;
     let what = match kind {
         Some(ValueKind::Tensor) => {
@@ -108,20 +145,46 @@ where
                  NumPy, JAX, PyTorch or array-api-strict dtype) or a device (an object with \
                  __dlpack_device__, a name such as 'cuda:0', a (device_type, device_id) tuple, \
                  a TVM FFI, JAX, PyTorch or array-api-strict device); got {}",
-                obj.get_type().name()?
+                what_it_is(obj)?
             )));
         }
     };
+    refuse_tensor_arguments(obj, device, copy, what)?;
+    Ok(match kind {
+        Some(ValueKind::DataTypeValue { .. }) => {
+            new_data_type::<D>(obj)?.into_pyobject(py)?.into_any()
+        }
+        _ => new_device::<V>(obj)?.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// `device=` and `copy=` are for tensors: a `TypeError` when either is given with a data type
+/// or a device (`what`), which has no device to move to and nothing to copy.
+fn refuse_tensor_arguments(
+    obj: &Bound<'_, PyAny>,
+    device: Option<Device>,
+    copy: Option<bool>,
+    what: &str,
+) -> PyResult<()> {
     if device.is_some() || copy.is_some() {
         return Err(PyTypeError::new_err(format!(
             "device= and copy= are for tensors; {} is a {what}",
             obj.repr()?
         )));
     }
-    Ok(match kind {
-        Some(ValueKind::DataTypeValue { .. }) => {
-            new_data_type::<D>(obj)?.into_pyobject(py)?.into_any()
-        }
-        _ => new_device::<V>(obj)?.into_pyobject(py)?.into_any(),
+    Ok(())
+}
+
+/// What `obj` is, for the message of an object `from_dlpack` does not take: its class, and for
+/// a NumPy scalar, which has a dtype and looks like an array, that it has no `__dlpack__`.
+fn what_it_is(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    let class = type_name(obj);
+    Ok(if is_numpy_scalar(obj)? {
+        format!(
+            "a NumPy scalar ({class}), which has no __dlpack__: numpy.asarray(x) is a \
+             0-dimensional array of it, which has"
+        )
+    } else {
+        format!("an object of class {class}")
     })
 }

@@ -9,7 +9,7 @@ use core::hash::{Hash, Hasher};
 use std::collections::hash_map::DefaultHasher;
 
 use pyo3::PyClass;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyTuple, PyType};
 
@@ -17,6 +17,7 @@ use super::names::{class_name, python_error};
 use crate::DataType;
 use crate::Device;
 use crate::convert::{DlpackDataType, DlpackDevice};
+use crate::python::tuples::{data_type_tuple, device_tuple};
 use crate::python::values::numpy::to_numpy_dtype;
 use crate::python::{DataTypeLike, DeviceLike};
 
@@ -28,7 +29,67 @@ use crate::python::{DataTypeLike, DeviceLike};
     label = "not a data type class",
     note = "derive `DlpackDataType` on `{Self}`, make it a `#[pyclass]`, and write `#[dlpack_core::python::pymethods(data_type)]` on its `impl` block"
 )]
-pub trait DataTypeClass: PyClass + DlpackDataType + IntoClassObject {}
+pub trait DataTypeClass: PyClass + DataTypeValue + IntoClassObject {}
+
+/// A type whose values are DLPack data types, as `#[pymethods(data_type)]` needs its class's
+/// type to be: a supertrait of [`DataTypeClass`] of its own, so that the error for a type
+/// without [`DlpackDataType`] speaks of the attribute and of its other kinds (a device class
+/// given `data_type` by mistake is told to write `device`), not of `DlpackDataType` alone.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a DLPack data type, so `#[pymethods(data_type)]` cannot complete it",
+    label = "no `DlpackDataType` impl",
+    note = "derive `DlpackDataType` on `{Self}` itself; a wrapper struct over a type that has it derives it too (`#[derive(DlpackDataType)] struct DType(Inner);` reads through its field)",
+    note = "if `{Self}` is a device (it derives `DlpackDevice`), write `#[dlpack_core::python::pymethods(device)]`; a tensor class is `#[dlpack_core::python::pymethods(tensor)]`"
+)]
+pub trait DataTypeValue: Sized {
+    /// [`DlpackDataType::dlpack_data_type`].
+    fn data_type_of(&self) -> Result<DataType, crate::Error>;
+    /// [`DlpackDataType::from_dlpack_data_type`].
+    fn of_data_type(data_type: DataType) -> Result<Self, crate::Error>;
+}
+
+// Not recommended in diagnostics: a type without `DlpackDataType` is reported as one without
+// `DataTypeValue`, with its message, rather than as one without `DlpackDataType`. (The trait
+// has no supertrait for the same reason: rustc would report the supertrait.)
+#[diagnostic::do_not_recommend]
+impl<T: DlpackDataType> DataTypeValue for T {
+    #[inline]
+    fn data_type_of(&self) -> Result<DataType, crate::Error> {
+        self.dlpack_data_type()
+    }
+    #[inline]
+    fn of_data_type(data_type: DataType) -> Result<Self, crate::Error> {
+        T::from_dlpack_data_type(data_type)
+    }
+}
+
+/// A type whose values are DLPack devices, as `#[pymethods(device)]` needs (see
+/// [`DataTypeValue`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a DLPack device, so `#[pymethods(device)]` cannot complete it",
+    label = "no `DlpackDevice` impl",
+    note = "derive `DlpackDevice` on `{Self}` itself; a wrapper struct over a type that has it derives it too (`#[derive(DlpackDevice)] struct Device(Place);` reads through its field)",
+    note = "if `{Self}` is a data type (it derives `DlpackDataType`), write `#[dlpack_core::python::pymethods(data_type)]`; a tensor class is `#[dlpack_core::python::pymethods(tensor)]`"
+)]
+pub trait DeviceValue: Sized {
+    /// [`DlpackDevice::dlpack_device`].
+    fn device_of(&self) -> Result<Device, crate::Error>;
+    /// [`DlpackDevice::from_dlpack_device`].
+    fn of_device(device: Device) -> Result<Self, crate::Error>;
+}
+
+// Not recommended in diagnostics, as for `DataTypeValue`.
+#[diagnostic::do_not_recommend]
+impl<T: DlpackDevice> DeviceValue for T {
+    #[inline]
+    fn device_of(&self) -> Result<Device, crate::Error> {
+        self.dlpack_device()
+    }
+    #[inline]
+    fn of_device(device: Device) -> Result<Self, crate::Error> {
+        T::from_dlpack_device(device)
+    }
+}
 
 /// A `#[pyclass]` whose values are DLPack devices, completed by `#[pymethods(device)]`, which
 /// implements this trait (see [`DataTypeClass`]).
@@ -37,7 +98,7 @@ pub trait DataTypeClass: PyClass + DlpackDataType + IntoClassObject {}
     label = "not a device class",
     note = "derive `DlpackDevice` on `{Self}`, make it a `#[pyclass]`, and write `#[dlpack_core::python::pymethods(device)]` on its `impl` block"
 )]
-pub trait DeviceClass: PyClass + DlpackDevice + IntoClassObject {}
+pub trait DeviceClass: PyClass + DeviceValue + IntoClassObject {}
 
 /// A `#[pyclass]` value that becomes a Python object of its class, as every class whose base
 /// is `object` does.
@@ -54,56 +115,108 @@ impl<T> IntoClassObject for T where
 /// `T(obj)`: the value of any data type object or name, as [`DataTypeLike`] reads it.
 pub fn new_data_type<T: DataTypeClass>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
     let data_type = obj.extract::<DataTypeLike<DataType>>()?.0;
-    T::from_dlpack_data_type(data_type).map_err(|err| python_error::<T>(obj.py(), err))
+    T::of_data_type(data_type).map_err(|err| python_error::<T>(obj.py(), err))
 }
 
 /// `T(obj)`: the value of any device object, name or `(device_type, device_id)` tuple.
 pub fn new_device<T: DeviceClass>(obj: &Bound<'_, PyAny>) -> PyResult<T> {
     let device = obj.extract::<DeviceLike<Device>>()?.0;
-    T::from_dlpack_device(device).map_err(|err| python_error::<T>(obj.py(), err))
+    T::of_device(device).map_err(|err| python_error::<T>(obj.py(), err))
 }
 
-/// `__dlpack_data_type__()`: `(code, bits, lanes)`, or a `ValueError` naming the class.
+/// `T.__new__(obj)` of a data type class: the object [`new_data_type`]'s value becomes, as
+/// every other route makes it (`from_dlpack`, a function returning a `T`). For a PyO3 complex
+/// enum that is an object of the variant's class (`Where.Cuda`), which a constructor returning
+/// `Self` would not make: PyO3 would build an object of the base class that is no variant.
+pub fn construct_data_type<'py, T: DataTypeClass>(
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, T>> {
+    new_data_type::<T>(obj)?.into_pyobject(obj.py())
+}
+
+/// `T.__new__(obj)` of a device class; see [`construct_data_type`].
+pub fn construct_device<'py, T: DeviceClass>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, T>> {
+    new_device::<T>(obj)?.into_pyobject(obj.py())
+}
+
+/// `int()`: a `TypeError`. A value's number would be PyO3's (a fieldless enum's
+/// discriminant, its place in the Rust enum), which changes when the enum is reordered and
+/// means nothing to another library; its DLPack value is the protocol method's tuple.
+pub fn no_int<T: PyClass>(py: Python<'_>, what: &str, method: &str) -> PyResult<i64> {
+    let class = class_name(&T::type_object(py))?;
+    Err(PyTypeError::new_err(format!(
+        "a {class} is a {what}, not a number: its DLPack value is {method}()"
+    )))
+}
+
+/// `__dlpack_data_type__()`: `(code, bits, lanes)`, or a `ValueError` naming the class. The
+/// tuple of a common data type is made once and handed out again (`tuples.rs`): a value's
+/// DLPack data type never changes, and a tuple is immutable.
 #[inline]
-pub fn dlpack_data_type<T: DataTypeClass>(py: Python<'_>, value: &T) -> PyResult<(u8, u8, u16)> {
-    match value.dlpack_data_type() {
-        Ok(data_type) => Ok(data_type.into()),
+pub fn dlpack_data_type<'py, T: DataTypeClass>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyTuple>> {
+    match value.data_type_of() {
+        Ok(data_type) => data_type_tuple(py, data_type),
         Err(err) => Err(python_error::<T>(py, err)),
     }
 }
 
-/// `__dlpack_device__()`: `(device_type, device_id)`, or a `ValueError` naming the class.
+/// `__dlpack_device__()`: `(device_type, device_id)`, or a `ValueError` naming the class (see
+/// [`dlpack_data_type`] for the tuple).
 #[inline]
-pub fn dlpack_device<T: DeviceClass>(py: Python<'_>, value: &T) -> PyResult<(i32, i32)> {
-    match value.dlpack_device() {
-        Ok(device) => Ok(device.into()),
+pub fn dlpack_device<'py, T: DeviceClass>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyTuple>> {
+    match value.device_of() {
+        Ok(device) => device_tuple(py, device),
         Err(err) => Err(python_error::<T>(py, err)),
     }
 }
 
 /// `repr()`: `mini.float16`, the name a value has in its class's module (where
-/// [`add_values`](crate::python::add_values) puts it); `<mini.DType without a DLPack data
-/// type>` for a value that has none.
+/// [`add_values`](crate::python::add_values) puts it); `<mini.DType.Quantized without a
+/// DLPack data type>` for a value that has none, naming the value where the error does (a
+/// `#[dlpack(skip)]` variant's name).
+///
+/// The class is the one `#[pymethods]` completes, `T`, not the object's own: a complex enum's
+/// values are objects of its variants' classes (`mini.Where.Cuda`), which take the variant's
+/// fields, not a DLPack name.
 pub fn data_type_repr<T: DataTypeClass>(slf: &Bound<'_, T>) -> PyResult<String> {
-    let ty = slf.as_any().get_type();
-    Ok(match slf.borrow().dlpack_data_type() {
+    let ty = T::type_object(slf.py());
+    Ok(match slf.borrow().data_type_of() {
         Ok(data_type) => format!("{}{data_type}", module_prefix(&ty)?),
-        Err(_) => format!("<{} without a DLPack data type>", class_name(&ty)?),
+        Err(err) => format!("<{} without a DLPack data type>", which(&ty, &err)?),
     })
 }
 
-/// `repr()`: `mini.Device('cuda:1')`, which evaluates back to the value.
+/// `repr()`: `mini.Device('cuda:1')`, which evaluates back to the value (see
+/// [`data_type_repr`] for the class named).
 pub fn device_repr<T: DeviceClass>(slf: &Bound<'_, T>) -> PyResult<String> {
-    let ty = slf.as_any().get_type();
-    Ok(match slf.borrow().dlpack_device() {
+    let ty = T::type_object(slf.py());
+    Ok(match slf.borrow().device_of() {
         Ok(device) => format!("{}('{device}')", class_name(&ty)?),
-        Err(_) => format!("<{} without a DLPack device>", class_name(&ty)?),
+        Err(err) => format!("<{} without a DLPack device>", which(&ty, &err)?),
+    })
+}
+
+/// The value an error is about: `mini.DType.Quantized` for a variant without a DLPack value,
+/// the class alone when the error does not say (a hand-written impl's message).
+fn which(ty: &Bound<'_, PyType>, err: &crate::Error) -> PyResult<String> {
+    let class = class_name(ty)?;
+    Ok(match err {
+        crate::Error::NoDataType { value, .. } | crate::Error::NoDevice { value, .. } => {
+            format!("{class}.{value}")
+        }
+        _ => class,
     })
 }
 
 /// `str()`: the DLPack name (`float16`), or the `repr()` of a value without one.
 pub fn data_type_str<T: DataTypeClass>(slf: &Bound<'_, T>) -> PyResult<String> {
-    match slf.borrow().dlpack_data_type() {
+    match slf.borrow().data_type_of() {
         Ok(data_type) => Ok(data_type.to_string()),
         Err(_) => data_type_repr(slf),
     }
@@ -111,7 +224,7 @@ pub fn data_type_str<T: DataTypeClass>(slf: &Bound<'_, T>) -> PyResult<String> {
 
 /// `str()`: the DLPack name (`cuda:1`), or the `repr()` of a value without one.
 pub fn device_str<T: DeviceClass>(slf: &Bound<'_, T>) -> PyResult<String> {
-    match slf.borrow().dlpack_device() {
+    match slf.borrow().device_of() {
         Ok(device) => Ok(device.to_string()),
         Err(_) => device_repr(slf),
     }
@@ -177,22 +290,23 @@ pub fn hash<T: PyClass, K: Hash>(slf: &Bound<'_, T>, key: impl Fn(&T) -> Option<
 
 /// The DLPack data type of a value, the key of `==` and `hash()`.
 pub fn data_type_key<T: DataTypeClass>(value: &T) -> Option<DataType> {
-    value.dlpack_data_type().ok()
+    value.data_type_of().ok()
 }
 
 /// The DLPack device of a value, the key of `==` and `hash()`.
 pub fn device_key<T: DeviceClass>(value: &T) -> Option<Device> {
-    value.dlpack_device().ok()
+    value.device_of().ok()
 }
 
-/// `__reduce__()`: `(cls, (name,))`, so pickle rebuilds the value with the constructor from
-/// its DLPack name; a `ValueError` for a value without one (which no name rebuilds).
+/// `__reduce__()`: `(T, (name,))`, so pickle rebuilds the value with the constructor from its
+/// DLPack name; a `ValueError` for a value without one (which no name rebuilds).
 pub fn reduce<'py, T: PyClass>(
     slf: &Bound<'py, T>,
     name: Option<String>,
     what: &str,
 ) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
-    let ty = slf.as_any().get_type();
+    // The completed class, not the object's (a complex enum variant's class takes fields).
+    let ty = T::type_object(slf.py());
     let Some(name) = name else {
         return Err(PyValueError::new_err(format!(
             "cannot pickle this {}: it has no DLPack {what}, and pickle rebuilds the value from \
@@ -209,8 +323,10 @@ pub fn numpy_dtype_of<'py, T: DataTypeClass>(
     py: Python<'py>,
     value: &T,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let data_type = dlpack_data_type(py, value)?;
-    to_numpy_dtype(py, DataType::from(data_type))
+    let data_type = value
+        .data_type_of()
+        .map_err(|err| python_error::<T>(py, err))?;
+    to_numpy_dtype(py, data_type)
 }
 
 /// A device's `type`: `"cpu"`, `"cuda"`, … as `torch.device` and TVM FFI name it.
@@ -225,9 +341,7 @@ pub fn device_index<T: DeviceClass>(py: Python<'_>, value: &T) -> PyResult<i32> 
 }
 
 fn dlpack_device_value<T: DeviceClass>(py: Python<'_>, value: &T) -> PyResult<Device> {
-    value
-        .dlpack_device()
-        .map_err(|err| python_error::<T>(py, err))
+    value.device_of().map_err(|err| python_error::<T>(py, err))
 }
 
 /// `mini.` for a class of module `mini`; nothing for a class without a module of its own.

@@ -22,7 +22,7 @@ mod tensor;
 mod values;
 
 pub use dispatch::from_dlpack;
-pub use tensor::TensorClass;
+pub use tensor::{CpuTensor, TensorClass};
 pub use values::{ProtocolClass, add_values};
 
 /// What the code `pymethods` generates calls.

@@ -197,7 +197,7 @@ pub trait ProtocolClass: PyClass + super::methods::IntoClassObject {
 #[doc(hidden)]
 pub fn data_type_name<T: super::methods::DataTypeClass>(value: &T) -> Option<String> {
     value
-        .dlpack_data_type()
+        .data_type_of()
         .ok()
         .map(|data_type| data_type.to_string())
 }
@@ -205,17 +205,17 @@ pub fn data_type_name<T: super::methods::DataTypeClass>(value: &T) -> Option<Str
 /// [`ProtocolClass::value_of`] for a data type class.
 #[doc(hidden)]
 pub fn data_type_value<T: super::methods::DataTypeClass>(name: &str) -> Option<T> {
-    T::from_dlpack_data_type(name.parse().ok()?).ok()
+    T::of_data_type(name.parse().ok()?).ok()
 }
 
 /// [`ProtocolClass::name_of`] for a device class.
 #[doc(hidden)]
 pub fn device_name<T: super::methods::DeviceClass>(value: &T) -> Option<String> {
-    value.dlpack_device().ok().map(|device| device.to_string())
+    value.device_of().ok().map(|device| device.to_string())
 }
 
 /// [`ProtocolClass::value_of`] for a device class.
 #[doc(hidden)]
 pub fn device_value<T: super::methods::DeviceClass>(name: &str) -> Option<T> {
-    T::from_dlpack_device(name.parse().ok()?).ok()
+    T::of_device(name.parse().ok()?).ok()
 }

@@ -4,7 +4,7 @@
 use core::fmt::Write as _;
 use core::marker::PhantomData;
 
-use pyo3::exceptions::{PyBufferError, PyTypeError};
+use pyo3::exceptions::{PyException, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
@@ -23,6 +23,7 @@ use crate::python::error::buffer_error;
 use crate::python::import::buffer::{self, ArrayBuffer};
 use crate::python::import::import_tensor;
 use crate::python::import::table::Table;
+use crate::python::import::torch;
 use crate::python::message::type_name;
 use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::import::meta::TensorMeta;
@@ -166,7 +167,7 @@ enum Keeper {
     /// The tensor imported through `__dlpack__` (or the owning export of an exchange table),
     /// released to its producer when dropped.
     Tensor(ManagedTensor),
-    /// A NumPy array's buffer (`buffer.rs`), released when dropped.
+    /// A NumPy array's buffer (`buffer/`), released when dropped.
     #[cfg(all(
         not(PyPy),
         any(Py_3_11, not(Py_LIMITED_API)),
@@ -297,7 +298,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     /// The object `obj` points to lives for 'a.
     #[inline(always)]
     unsafe fn extract_as(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
-        // A NumPy array itself is read through its buffer (`buffer.rs`) unless the argument is
+        // A NumPy array itself is read through its buffer (`buffer/`) unless the argument is
         // owned: an `Owned` argument hands its tensor over (`into_tensor`) and may be released
         // on any thread without the interpreter, which a `__dlpack__` import allows.
         #[cfg(all(
@@ -308,10 +309,10 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         if !A::OWNED && buffer::is_ndarray(obj) {
             return Self::from_ndarray(obj, names);
         }
-        let table = match as_tensor(&obj.get_type())? {
-            AsTensor::Tensor { table } => table,
+        let (table, torch) = match as_tensor(&obj.get_type())? {
+            AsTensor::Tensor { table, torch } => (table, torch),
             // A capsule is a tensor too, imported as it is.
-            AsTensor::NotTensor if obj.is_instance_of::<PyCapsule>() => None,
+            AsTensor::NotTensor if obj.is_instance_of::<PyCapsule>() => (None, false),
             AsTensor::NotTensor => return Err(mismatch::<T, NDIM, A>(obj, names, None)),
         };
         // The first array of the process: the classifier has just met `numpy.ndarray`.
@@ -320,15 +321,21 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
             any(Py_3_11, not(Py_LIMITED_API)),
             target_pointer_width = "64"
         ))]
-        if !A::OWNED && table.is_none() && buffer::is_ndarray(obj) {
+        if !A::OWNED && table.is_none() && !torch && buffer::is_ndarray(obj) {
             return Self::from_ndarray(obj, names);
         }
+        // What no export of a PyTorch tensor describes right, refused on every path.
+        if torch {
+            torch::refuse_negated(obj)?;
+        }
         // Borrowed through the exchange table, as `with_tensor_view` borrows: read in place,
-        // on the host.
+        // on the host; for a PyTorch tensor, only one its table describes as `__dlpack__` would.
         if let (false, false, Some(table)) = (A::WRITE, A::OWNED, table) {
-            // SAFETY: forwarded from the caller.
-            if let Some(meta) = unsafe { borrow(obj, Table(table))? } {
-                return Self::checked(obj, names, meta, Keeper::Object);
+            if !torch || torch::table_may_describe(obj)? {
+                // SAFETY: forwarded from the caller.
+                if let Some(meta) = unsafe { borrow(obj, Table(table), torch)? } {
+                    return Self::checked(obj, names, meta, Keeper::Object);
+                }
             }
         }
         Self::imported(obj, names)
@@ -770,7 +777,11 @@ impl<'a, 'py, T: ArgType, const NDIM: usize, A: Requirement> FromPyObject<'a, 'p
 ///
 /// The object `obj` points to lives for 'a.
 #[inline(always)]
-unsafe fn borrow<'a>(obj: &Bound<'_, PyAny>, table: Table) -> PyResult<Option<TensorMeta<'a>>> {
+unsafe fn borrow<'a>(
+    obj: &Bound<'_, PyAny>,
+    table: Table,
+    torch: bool,
+) -> PyResult<Option<TensorMeta<'a>>> {
     let mut raw = DLTensor {
         data: core::ptr::null_mut(),
         device: Device::CPU,
@@ -781,6 +792,9 @@ unsafe fn borrow<'a>(obj: &Bound<'_, PyAny>, table: Table) -> PyResult<Option<Te
         byte_offset: 0,
     };
     match table.borrow_into(obj, &mut raw) {
+        // A conjugate view's export holds the values of the tensor it views: the import path
+        // asks `__dlpack__`, which refuses it.
+        Ok(true) if torch && torch::conjugate(obj, raw.dtype)? => Ok(None),
         Ok(true)
             // By type, not `raw.device == Device::CPU`: `==` compares canonical forms
             // through a call (see `checked`), and every CPU id is the same memory.
@@ -801,7 +815,9 @@ unsafe fn borrow<'a>(obj: &Bound<'_, PyAny>, table: Table) -> PyResult<Option<Te
             }))
         }
         Ok(_) => Ok(None),
-        Err(err) if err.is_instance_of::<PyBufferError>(obj.py()) => Ok(None),
+        // Whatever the table fails on goes the owning way, where `__dlpack__` raises the
+        // protocol's own error (with the table's as its context).
+        Err(err) if err.is_instance_of::<PyException>(obj.py()) => Ok(None),
         Err(err) => Err(err),
     }
 }

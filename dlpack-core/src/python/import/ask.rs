@@ -5,7 +5,7 @@
 //! producer's type publishes a table this crate speaks (one C call, no capsule), else
 //! `__dlpack__(max_version=…)`, falling back to the legacy call.
 
-use pyo3::exceptions::{PyBufferError, PyTypeError};
+use pyo3::exceptions::{PyBufferError, PyException, PyTypeError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
@@ -14,6 +14,7 @@ use crate::Device;
 use crate::ffi::DLPackVersion;
 use crate::python::capsule::capsule_tensor;
 use crate::python::import::table::Table;
+use crate::python::import::torch;
 use crate::python::message::type_name;
 use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::ManagedTensor;
@@ -31,19 +32,41 @@ pub(crate) fn take_tensor(
     if let Ok(capsule) = obj.cast::<PyCapsule>() {
         return capsule_tensor(capsule);
     }
-    let AsTensor::Tensor { table } = as_tensor(&obj.get_type())? else {
+    let AsTensor::Tensor { table, torch } = as_tensor(&obj.get_type())? else {
         return Err(PyTypeError::new_err(format!(
             "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
              got {}",
             type_name(obj)
         )));
     };
-    // A consumer with a stream of its own goes through `__dlpack__`, which synchronises.
+    if torch {
+        torch::refuse_negated(obj)?;
+    }
+    // A consumer with a stream of its own goes through `__dlpack__`, which synchronises; so
+    // does a PyTorch tensor that PyTorch's table does not describe as `__dlpack__` would.
+    let mut table_error = None;
     if let (Some(table), None) = (table.map(Table), stream) {
-        if let Some(tensor) = through_table(table, obj, device)? {
-            return Ok(tensor);
+        if !torch || torch::table_may_describe(obj)? {
+            match through_table(table, obj, device)? {
+                Through::Taken(tensor) if torch && torch::conjugate(obj, tensor.dtype())? => {}
+                Through::Taken(tensor) => return Ok(tensor),
+                Through::Declined => {}
+                Through::Failed(err) => table_error = Some(err),
+            }
         }
     }
+    ask_protocol(obj, device, copy, stream).map_err(|err| after_table(py, err, table_error))
+}
+
+/// What `obj.__dlpack__(…)` returns, as a tensor: the call [`take_tensor`] makes when no table
+/// stood for it.
+fn ask_protocol(
+    obj: &Bound<'_, PyAny>,
+    device: Option<Device>,
+    copy: Option<bool>,
+    stream: Option<i128>,
+) -> PyResult<ManagedTensor> {
+    let py = obj.py();
     let capsule = if device.is_none() && copy.is_none() && stream.is_none() {
         // The common call, `__dlpack__(max_version=(1, 3))`, with nothing else to say.
         match ask_versioned(obj) {
@@ -153,26 +176,59 @@ fn ask_with_keywords<'py>(
     })
 }
 
+/// What became of an export through a table.
+enum Through {
+    /// The table's tensor, which stands for what `__dlpack__` would give.
+    Taken(ManagedTensor),
+    /// The table exported a tensor that cannot stand for it (on another device, or one with
+    /// a current work stream to wait for): `__dlpack__` is asked.
+    Declined,
+    /// The table raised: `__dlpack__` is asked, and should it fail too, this exception is its
+    /// `__context__`.
+    Failed(PyErr),
+}
+
 /// The tensor `obj`'s table exports, when it can stand for what `__dlpack__` would give: on
 /// the `device` asked for (if any), and needing no synchronisation (on the CPU, or on a device
-/// where the producer names no current work stream). `None` sends the consumer to
-/// `__dlpack__`, as does a `BufferError` from the table (TVM FFI falls back the same way).
+/// where the producer names no current work stream). Any exception the table raises sends the
+/// consumer to `__dlpack__` too, the protocol's authority, which raises its own error for what
+/// it cannot export (PyTorch's table raises a `RuntimeError` for a meta or bcomplex32 tensor,
+/// which `__dlpack__` refuses with a `BufferError`): a table's failure never reaches the
+/// caller as it is. (TVM FFI falls back on a `BufferError` alone.)
 fn through_table(
     table: Table,
     obj: &Bound<'_, PyAny>,
     device: Option<Device>,
-) -> PyResult<Option<ManagedTensor>> {
+) -> PyResult<Through> {
     let tensor = match table.export(obj) {
         Ok(tensor) => tensor,
-        Err(err) if err.is_instance_of::<PyBufferError>(obj.py()) => return Ok(None),
+        Err(err) if err.is_instance_of::<PyException>(obj.py()) => return Ok(Through::Failed(err)),
+        // `KeyboardInterrupt`, `SystemExit`: not the table's failure to describe a tensor.
         Err(err) => return Err(err),
     };
     let here = tensor.device();
     if device.is_some_and(|device| device != here) {
-        return Ok(None);
+        return Ok(Through::Declined);
     }
     if here != Device::CPU && table.work_stream(obj.py(), here)?.is_some() {
-        return Ok(None);
+        return Ok(Through::Declined);
     }
-    Ok(Some(tensor))
+    Ok(Through::Taken(tensor))
+}
+
+/// `err`, raised by `__dlpack__` after the table raised `table_error`, with that as its
+/// `__context__` (unless it has one already), as Python chains an exception raised while
+/// another is handled: the traceback shows both.
+pub(crate) fn after_table(py: Python<'_>, err: PyErr, table_error: Option<PyErr>) -> PyErr {
+    if let Some(table_error) = table_error {
+        let value = err.value(py);
+        if value
+            .getattr(intern!(py, "__context__"))
+            .is_ok_and(|context| context.is_none())
+        {
+            // Setting `__context__` on an exception object does not fail for a `BaseException`.
+            let _ = value.setattr(intern!(py, "__context__"), table_error.value(py));
+        }
+    }
+    err
 }

@@ -4,10 +4,12 @@
 //! An import asks the producer for its tensor (`ask.rs`: through the C exchange table a tensor
 //! class publishes, `table.rs`, or `__dlpack__`) and checks what came back against what was
 //! asked (`settle.rs`), copying on the host where the consumer asked for a copy the producer
-//! did not make (`host_copy.rs`). A `numpy.ndarray` is lent to [`TensorArg`] and
-//! [`with_tensor_view`] through CPython's buffer protocol instead (`buffer.rs`). With feature
-//! `cuda`, `cuda/` wraps the same two steps with the stream rule of `__dlpack__` and the
-//! consumer's decisions, and [`from_dlpack`] goes through it.
+//! did not make (`host_copy.rs`). A PyTorch tensor is checked first for what a DLPack export of
+//! it cannot describe, which PyTorch's exchange table does not check (`torch.rs`). A
+//! `numpy.ndarray` is lent to [`TensorArg`] and [`with_tensor_view`] through CPython's buffer
+//! protocol instead (`buffer/`). With feature `cuda`, `cuda/` wraps the same two steps with
+//! the stream rule of `__dlpack__` and the consumer's decisions, and [`from_dlpack`] goes
+//! through it.
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
@@ -15,7 +17,7 @@
 //! arg view
 //! cuda
 //! ask settle
-//! buffer host_copy table
+//! buffer host_copy table torch
 //! ```
 
 mod arg;
@@ -36,6 +38,7 @@ mod settle;
 mod table;
 #[cfg(test)]
 mod tests;
+mod torch;
 mod view;
 
 use pyo3::prelude::*;
@@ -58,6 +61,10 @@ use crate::tensor::ManagedTensor;
 /// needed. ([`from_dlpack`](crate::python::from_dlpack) also takes data types and devices.)
 ///
 /// - A capsule is consumed as it is ([`capsule_tensor`](crate::python::capsule_tensor)).
+/// - A tensor whose class publishes a C exchange table is exported through it first (see the
+///   module documentation, "The C exchange API"); a PyTorch tensor the table does not describe
+///   as `__dlpack__` would (one that requires gradient, a conjugate view, a sparse tensor) goes
+///   to `__dlpack__`, and a negated view is a `BufferError`.
 /// - Otherwise `obj.__dlpack__(max_version=(1, 3), dl_device=…, copy=…)` is called (1.3 is
 ///   [`DLPackVersion::CURRENT`](crate::ffi::DLPackVersion::CURRENT); the last two only when
 ///   given, so that producers from before they existed still work), and on a `TypeError` the

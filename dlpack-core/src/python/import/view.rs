@@ -1,11 +1,12 @@
 //! [`with_tensor_view`]: a borrowed, validated view of any Python tensor, for a kernel.
 
-use pyo3::exceptions::PyBufferError;
+use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 use crate::Device;
 use crate::ffi::DLTensor;
 use crate::python::error::buffer_error;
+use crate::python::import::ask::after_table;
 #[cfg(all(
     not(PyPy),
     any(Py_3_11, not(Py_LIMITED_API)),
@@ -14,6 +15,7 @@ use crate::python::error::buffer_error;
 use crate::python::import::buffer;
 use crate::python::import::import_tensor;
 use crate::python::import::table::Table;
+use crate::python::import::torch;
 use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::{Flags, TensorView};
 
@@ -84,18 +86,28 @@ pub fn with_tensor_view<R>(
     if buffer::is_ndarray(obj) {
         return ndarray_view(obj, f);
     }
-    let class = as_tensor(&obj.get_type())?;
+    let AsTensor::Tensor { table, torch } = as_tensor(&obj.get_type())? else {
+        // Not a tensor class: `import_tensor` says so (or takes a capsule).
+        return with_imported(obj, f);
+    };
     // The first array of the process: the classifier has just met `numpy.ndarray`.
     #[cfg(all(
         not(PyPy),
         any(Py_3_11, not(Py_LIMITED_API)),
         target_pointer_width = "64"
     ))]
-    if matches!(class, AsTensor::Tensor { table: None }) && buffer::is_ndarray(obj) {
+    if table.is_none() && !torch && buffer::is_ndarray(obj) {
         return ndarray_view(obj, f);
     }
-    if let AsTensor::Tensor { table: Some(table) } = class {
-        let table = Table(table);
+    if torch {
+        torch::refuse_negated(obj)?;
+    }
+    let table = match table {
+        Some(table) if !torch || torch::table_may_describe(obj)? => Some(Table(table)),
+        _ => None,
+    };
+    let mut table_error = None;
+    if let Some(table) = table {
         let mut raw = DLTensor {
             data: core::ptr::null_mut(),
             device: Device::CPU,
@@ -106,6 +118,9 @@ pub fn with_tensor_view<R>(
             byte_offset: 0,
         };
         match table.borrow_into(obj, &mut raw) {
+            // A conjugate view's export holds the values of the tensor it views: `__dlpack__`
+            // refuses it.
+            Ok(true) if torch && torch::conjugate(obj, raw.dtype)? => {}
             Ok(true)
                 if raw.device == Device::CPU
                     || table.work_stream(obj.py(), raw.device)?.is_none() =>
@@ -118,23 +133,24 @@ pub fn with_tensor_view<R>(
                 return Ok(f(view));
             }
             Ok(_) => {}
-            // What a `DLTensor` cannot say (a read-only tensor) goes the owning way.
-            Err(err) if err.is_instance_of::<PyBufferError>(obj.py()) => {}
+            // What a `DLTensor` cannot say (a read-only tensor) goes the owning way, as does
+            // whatever else the table fails on: `__dlpack__` raises the protocol's own error.
+            Err(err) if err.is_instance_of::<PyException>(obj.py()) => table_error = Some(err),
             Err(err) => return Err(err),
         }
     }
-    imported_view(obj, f)
+    with_imported(obj, f).map_err(|err| after_table(obj.py(), err, table_error))
 }
 
-/// `f`'s result on the tensor [`import_tensor`] imports, released when `f` returns.
+/// `f` with a view of what [`import_tensor`] imports of `obj`, released when `f` returns.
 #[inline(always)]
-fn imported_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
+fn with_imported<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
     let tensor = import_tensor(obj, None, None)?;
     let view = tensor.view().map_err(buffer_error)?;
     Ok(f(view))
 }
 
-/// `f`'s result on a NumPy array itself, read through its buffer (`buffer.rs`), or imported
+/// `f`'s result on a NumPy array itself, read through its buffer (`buffer/`), or imported
 /// where the buffer does not describe it exactly.
 #[cfg(all(
     not(PyPy),
@@ -144,7 +160,7 @@ fn imported_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R)
 #[inline(always)]
 fn ndarray_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
     let Some((raw, buffer)) = buffer::lend(obj) else {
-        return imported_view(obj, f);
+        return with_imported(obj, f);
     };
     // SAFETY: the shape and strides `raw` points to stay valid and unchanged while `buffer` is
     // held (`lend`), which it is until `f` returns, and the view lives only inside `f`; the
@@ -154,7 +170,7 @@ fn ndarray_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) 
         TensorView::from_dl_tensor(&raw, Flags::EMPTY, crate::ffi::DLPackVersion::CURRENT)
     }) else {
         drop(buffer);
-        return imported_view(obj, f);
+        return with_imported(obj, f);
     };
     let result = f(view);
     drop(buffer);

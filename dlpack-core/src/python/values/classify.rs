@@ -17,7 +17,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyCapsuleMethods, PyType};
 
-use super::libraries::{Recognised, recognise};
+use super::libraries::{Recognised, TorchTensor, recognise, torch_tensor};
 use crate::ffi::DLPackExchangeAPI;
 use crate::python::class_cache::{self, Entry};
 
@@ -58,8 +58,13 @@ pub(crate) enum ClassKind {
 pub(crate) enum AsTensor {
     /// The class has `__dlpack__`.
     Tensor {
-        /// Its `__dlpack_c_exchange_api__` table, when it publishes one this crate speaks.
+        /// Its `__dlpack_c_exchange_api__` table, when the class itself publishes one this
+        /// crate speaks (a subclass that inherits its base's table is asked through
+        /// `__dlpack__`, which it may override; see [`published_table`]).
         table: Option<&'static DLPackExchangeAPI>,
+        /// Whether it is `torch.Tensor` or a subclass: its tensors get the checks of
+        /// `import/torch.rs`.
+        torch: bool,
     },
     /// The class has no `__dlpack__`.
     NotTensor,
@@ -70,28 +75,46 @@ pub(crate) fn object_kind(obj: &Bound<'_, PyAny>) -> PyResult<ClassKind> {
     if obj.is_instance_of::<PyCapsule>() {
         return Ok(ClassKind::Protocol(ProtocolKind::Tensor));
     }
-    Ok(classify(&obj.get_type())?.0)
+    Ok(classify(&obj.get_type())?.kind)
 }
 
 /// Whether `class` is a tensor class, with the exchange table it publishes
 /// (`__dlpack_c_exchange_api__`, looked up once per class with the protocol methods).
 pub(crate) fn as_tensor(class: &Bound<'_, PyType>) -> PyResult<AsTensor> {
-    Ok(match classify(class)? {
-        (ClassKind::Protocol(ProtocolKind::Tensor), table) => AsTensor::Tensor { table },
+    let class = classify(class)?;
+    Ok(match class.kind {
+        ClassKind::Protocol(ProtocolKind::Tensor) => AsTensor::Tensor {
+            table: class.table,
+            torch: class.torch,
+        },
         _ => AsTensor::NotTensor,
     })
 }
 
+/// What the classifier found of a class.
+struct Classified {
+    kind: ClassKind,
+    /// A tensor class's own exchange table.
+    table: Option<&'static DLPackExchangeAPI>,
+    /// A tensor class that is `torch.Tensor` or a subclass.
+    torch: bool,
+}
+
+/// The code's top bit marks a PyTorch tensor class; the other bits are the kind's.
+const TORCH: u8 = 0x80;
+
 /// What the objects of `class` are, and a tensor class's table, from the class cache or looked
 /// up (and then remembered).
-fn classify(
-    class: &Bound<'_, PyType>,
-) -> PyResult<(ClassKind, Option<&'static DLPackExchangeAPI>)> {
+fn classify(class: &Bound<'_, PyType>) -> PyResult<Classified> {
     if let Some(entry) = class_cache::remembered(class) {
-        return Ok((decode(entry.code), entry.table));
+        return Ok(Classified {
+            kind: decode(entry.code & !TORCH),
+            table: entry.table,
+            torch: entry.code & TORCH != 0,
+        });
     }
     let kind = look_up(class)?;
-    let table = match kind {
+    let (table, torch) = match kind {
         ClassKind::Protocol(ProtocolKind::Tensor) => {
             #[cfg(all(
                 not(PyPy),
@@ -101,23 +124,22 @@ fn classify(
             if is_numpy_ndarray(class)? {
                 class_cache::remember_ndarray(class);
             }
-            published_table(class)?
+            match torch_tensor(class)? {
+                TorchTensor::No => (published_table(class)?, false),
+                TorchTensor::Exact => (published_table(class)?, true),
+                TorchTensor::Subclass => (None, true),
+            }
         }
-        _ => None,
+        _ => (None, false),
     };
-    class_cache::remember(
-        class,
-        Entry {
-            code: encode(kind),
-            table,
-        },
-    );
-    Ok((kind, table))
+    let code = encode(kind) | if torch { TORCH } else { 0 };
+    class_cache::remember(class, Entry { code, table });
+    Ok(Classified { kind, table, torch })
 }
 
 /// Whether `class` is NumPy's `numpy.ndarray` itself (not a subclass, nor a class of that name
 /// elsewhere) in a NumPy whose buffer export the importers' buffer path reproduces
-/// (`import/buffer.rs`): the `ndarray` of the `numpy` module in `sys.modules`, which is never
+/// (`import/buffer/`): the `ndarray` of the `numpy` module in `sys.modules`, which is never
 /// imported here (an array exists only once NumPy is loaded), of version 2.1 or later. Older
 /// NumPy exports DLPack 0.x alone, which refuses what a buffer describes (a read-only array,
 /// and `bool` before 1.25), so its arrays keep going through `__dlpack__`.
@@ -178,13 +200,27 @@ pub const EXCHANGE_API: &CStr = c"dlpack_exchange_api";
 /// holding a chain with an entry this crate speaks ([`DLPackExchangeAPI::from_chain`]: major
 /// version 1, with the owning export). Anything else — no attribute, another object, a table
 /// of major version 2 alone — is no table: the consumer asks `__dlpack__` instead.
+///
+/// A table describes the objects of the class that publishes it, as that class's `__dlpack__`
+/// exports them: a subclass that overrides `__dlpack__` may export something else, which its
+/// base's table would skip. So the table counts only when the class that publishes it (the
+/// first in the MRO with it in its `__dict__`) is the one whose `__dlpack__` the object has; a
+/// subclass that overrides `__dlpack__` and publishes no table of its own is asked through
+/// `__dlpack__`. (PyTorch's subclasses get no table at all: see [`TorchTensor`].)
 fn published_table(class: &Bound<'_, PyType>) -> PyResult<Option<&'static DLPackExchangeAPI>> {
     let py = class.py();
     let name = intern!(py, "__dlpack_c_exchange_api__");
-    if !class.hasattr(name)? {
+    let (Some(publisher), Some(producer)) = (
+        owner(class, name)?,
+        owner(class, intern!(py, "__dlpack__"))?,
+    ) else {
+        return Ok(None);
+    };
+    if !publisher.is(&producer) {
         return Ok(None);
     }
-    let Ok(capsule) = class.getattr(name)?.cast_into::<PyCapsule>() else {
+    let attribute = publisher.getattr(name)?;
+    let Ok(capsule) = attribute.cast_into::<PyCapsule>() else {
         return Ok(None);
     };
     let Ok(pointer) = capsule.pointer_checked(Some(EXCHANGE_API)) else {
@@ -195,9 +231,29 @@ fn published_table(class: &Bound<'_, PyType>) -> PyResult<Option<&'static DLPack
     Ok(unsafe { DLPackExchangeAPI::from_chain(pointer.as_ptr().cast()) })
 }
 
+/// The first class in `class`'s MRO whose own `__dict__` holds `name`.
+fn owner<'py>(
+    class: &Bound<'py, PyType>,
+    name: &Bound<'py, pyo3::types::PyString>,
+) -> PyResult<Option<Bound<'py, PyType>>> {
+    for base in class.mro().iter() {
+        let Ok(base) = base.cast_into::<PyType>() else {
+            continue;
+        };
+        if base
+            .getattr(intern!(class.py(), "__dict__"))?
+            .contains(name)?
+        {
+            return Ok(Some(base));
+        }
+    }
+    Ok(None)
+}
+
 /// The first code of a recognised kind: 0 is `Unknown`, 1 to 3 the protocol kinds.
 const FIRST_RECOGNISED: u8 = 4;
 
+/// The kind's code, below [`TORCH`].
 fn encode(kind: ClassKind) -> u8 {
     match kind {
         ClassKind::Unknown => 0,

@@ -132,6 +132,43 @@ pub(crate) fn recognise(class: &Bound<'_, PyType>) -> PyResult<Option<Recognised
     Ok(None)
 }
 
+/// Whether `class` is `torch.Tensor` or a subclass of it (found by the module and name of its
+/// bases, as the other libraries' classes are: PyTorch is not imported). Its tensors need the
+/// checks `import/torch.rs` makes, which PyTorch's exchange table skips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TorchTensor {
+    /// Not a PyTorch tensor class.
+    No,
+    /// `torch.Tensor` itself.
+    Exact,
+    /// A subclass (`torch.nn.Parameter`, `FakeTensor`, `DTensor`, a user's tensor subclass),
+    /// whose `__torch_function__` runs in `__dlpack__` and whose data pointer need not hold
+    /// its values: never exported through `torch.Tensor`'s table.
+    Subclass,
+}
+
+/// What `class` is to PyTorch: see [`TorchTensor`].
+pub(crate) fn torch_tensor(class: &Bound<'_, PyType>) -> PyResult<TorchTensor> {
+    let py = class.py();
+    for (index, base) in class.mro().iter().enumerate() {
+        let Ok(base) = base.cast_into::<PyType>() else {
+            continue;
+        };
+        let Some(module) = base.getattr_opt(intern!(py, "__module__"))? else {
+            continue;
+        };
+        if module.extract::<&str>().ok() == Some("torch") && base.qualname()?.to_str()? == "Tensor"
+        {
+            return Ok(if index == 0 {
+                TorchTensor::Exact
+            } else {
+                TorchTensor::Subclass
+            });
+        }
+    }
+    Ok(TorchTensor::No)
+}
+
 /// The data type `obj`, an object of kind `library`, stands for; `None` when it is not a data
 /// type (a device, or a class that is not a NumPy type). A name is not read here.
 pub(crate) fn data_type(obj: &Bound<'_, PyAny>, library: Recognised) -> PyResult<Option<DataType>> {
@@ -180,6 +217,16 @@ fn loaded<'py>(py: Python<'py>, name: &str) -> PyResult<Option<Bound<'py, PyAny>
         .import(intern!(py, "sys"))?
         .getattr(intern!(py, "modules"))?;
     modules.cast_into::<PyDict>()?.get_item(name)
+}
+
+/// Whether `obj` is a NumPy scalar (an object of a subclass of `numpy.generic`: `np.float32(3)`,
+/// `ml_dtypes.bfloat16(1)`), which has no `__dlpack__`: for messages.
+pub(crate) fn is_numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    let Some(numpy) = loaded(py, "numpy")? else {
+        return Ok(false);
+    };
+    obj.is_instance(&numpy.getattr(intern!(py, "generic"))?)
 }
 
 /// The NumPy dtype of a class that is a NumPy scalar type (a subclass of `numpy.generic`:

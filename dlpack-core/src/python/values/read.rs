@@ -184,16 +184,10 @@ pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ValueKind>> {
             Some(ValueKind::DeviceValue { by_protocol: true })
         }
         ClassKind::Recognised(Recognised::Name) => {
-            let text = obj.cast::<PyString>()?.to_str()?;
-            match (text.parse::<DataType>(), text.parse::<Device>()) {
-                (Ok(_), _) => Some(ValueKind::DataTypeValue { by_protocol: false }),
-                (_, Ok(_)) => Some(ValueKind::DeviceValue { by_protocol: false }),
-                (Err(data_type), Err(device)) => {
-                    return Err(PyValueError::new_err(format!(
-                        "{data_type}; nor is it a device: {device}"
-                    )));
-                }
-            }
+            Some(match read_name(obj.cast::<PyString>()?.to_str()?)? {
+                Named::DataType(_) => ValueKind::DataTypeValue { by_protocol: false },
+                Named::Device(_) => ValueKind::DeviceValue { by_protocol: false },
+            })
         }
         ClassKind::Recognised(Recognised::Class) => libraries::numpy_type(obj)?
             .is_some()
@@ -203,6 +197,62 @@ pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ValueKind>> {
         }
         ClassKind::Recognised(_) => Some(ValueKind::DataTypeValue { by_protocol: false }),
         ClassKind::Unknown => None,
+    })
+}
+
+/// What a name stands for: a data type or a device (no name is both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Named {
+    DataType(DataType),
+    Device(Device),
+}
+
+/// What `text` names, read as a data type name and then as a device name, each without the
+/// "did you mean" of a failed parse, which costs far more than the parse (and `"cuda:1"` fails
+/// as a data type every time). Only a name that is neither is parsed again for the reasons, and
+/// the message leads with the reading that knows what was meant: `gpu:0` is no data type, and
+/// as a device it has a suggestion, `cuda:0`.
+pub(crate) fn read_name(text: &str) -> PyResult<Named> {
+    if let Some(parts) = dlpack_grammar::data_type_parts(text) {
+        return Ok(Named::DataType(DataType::new(
+            DLDataTypeCode(parts.code),
+            parts.bits,
+            parts.lanes,
+        )));
+    }
+    if let Some(parts) = dlpack_grammar::device_parts(text) {
+        return Ok(Named::Device(Device::new(
+            crate::ffi::DLDeviceType(parts.device_type),
+            parts.device_id,
+        )));
+    }
+    Err(neither(text))
+}
+
+/// The `ValueError` for a name that is neither a data type nor a device.
+#[cold]
+fn neither(text: &str) -> PyErr {
+    use dlpack_grammar::{DataTypeNameError, DeviceNameError};
+    let (Err(data_type), Err(device)) = (text.parse::<DataType>(), text.parse::<Device>()) else {
+        unreachable!("the quiet parsers refuse what the parsers refuse (a grammar test)");
+    };
+    let suggests = |err: &crate::Error| match err {
+        crate::Error::ParseDataType {
+            reason: DataTypeNameError::UnknownName { suggestion },
+            ..
+        } => suggestion.is_some(),
+        crate::Error::ParseDevice {
+            reason: DeviceNameError::UnknownName { suggestion },
+            ..
+        } => suggestion.is_some(),
+        _ => true,
+    };
+    // A device first when it alone knows what was meant, or the name has an id (`mps:0`).
+    let device_first = !suggests(&data_type) && (suggests(&device) || text.contains(':'));
+    PyValueError::new_err(if device_first {
+        format!("{device}; nor is it a data type")
+    } else {
+        format!("{data_type}; nor is it a device")
     })
 }
 

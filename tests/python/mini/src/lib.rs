@@ -5,10 +5,9 @@
 
 use std::sync::Arc;
 
-use dlpack_core::python::{DataAccess, DeviceLike, DlpackRequest, ExportPlan, TensorClass};
+use dlpack_core::python::{CpuTensor, DeviceLike};
 use dlpack_core::{Device as DlDevice, DlpackDataType, DlpackDevice, ManagedTensor};
 use pyo3::prelude::*;
-use pyo3::types::PyCapsule;
 
 /// The element types of `mini` tensors.
 #[pyclass(module = "mini", frozen)]
@@ -96,30 +95,34 @@ impl Place {
     }
 }
 
+/// `mini.Site`: the complex-enum shape of a device class. PyO3 makes each variant a class of
+/// its own (`mini.Site.Cuda`, a subclass of `mini.Site`) and refuses unit variants in such an
+/// enum, so the unit ones are written `Cpu()`. Values are objects of the variants' classes
+/// whichever way they are made (the constructor, `from_dlpack`, pickle).
+#[pyclass(module = "mini", frozen)]
+#[derive(Clone, Copy, Debug, DlpackDevice)]
+pub enum Site {
+    #[dlpack(cpu)]
+    Cpu(),
+    #[dlpack(cuda)]
+    Cuda(u32),
+    #[dlpack(cuda_host)]
+    Pinned(),
+}
+
+#[dlpack_core::python::pymethods(device)]
+impl Site {}
+
 /// A read-only float32 vector in host memory: the smallest DLPack producer and consumer.
 #[pyclass(module = "mini", frozen)]
 pub struct Tensor(Arc<[f32]>);
 
-/// Its `__dlpack__` and `__dlpack_device__` are `#[pymethods(tensor)]`'s, around this.
-impl TensorClass for Tensor {
-    fn dlpack_device(&self) -> PyResult<DlDevice> {
-        Ok(DlDevice::CPU)
-    }
-
-    fn dlpack<'py>(
-        &self,
-        py: Python<'py>,
-        request: &DlpackRequest,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let plan = request.plan(DlDevice::CPU, DataAccess::ReadOnly, |to| {
-            to == DlDevice::CPU
-        })?;
-        let shape = [self.0.len()];
-        let tensor = match plan {
-            ExportPlan::Share => ManagedTensor::from_arc(Arc::clone(&self.0), &shape)?,
-            ExportPlan::Copy(_) => ManagedTensor::from_vec(self.0.to_vec(), &shape)?,
-        };
-        request.answer(py, plan, tensor)
+/// Its `__dlpack__` and `__dlpack_device__` are `#[pymethods(tensor)]`'s, around this: the
+/// ready-made `TensorClass` of a tensor in host memory, which shares the `Arc` read-only (a
+/// legacy consumer gets a copy) and copies it for `copy=True`.
+impl CpuTensor for Tensor {
+    fn cpu_tensor(&self) -> Result<ManagedTensor, dlpack_core::Error> {
+        ManagedTensor::from_arc(Arc::clone(&self.0), &[self.0.len()])
     }
 }
 
@@ -140,9 +143,28 @@ impl Tensor {
     }
 }
 
-/// `from_dlpack(obj, device=None, copy=None)`: tensors, dtypes and devices, as the RFC proposes.
+/// Bytes owned by the object alone (a `Vec`), which an export cannot keep alive without it:
+/// `CpuTensor` exports a copy flagged `IS_COPIED`.
+#[pyclass(module = "mini", frozen)]
+pub struct Bytes(Vec<u8>);
+
+#[dlpack_core::python::pymethods(tensor)]
+impl Bytes {
+    #[new]
+    fn new(values: Vec<u8>) -> Self {
+        Self(values)
+    }
+}
+
+impl CpuTensor for Bytes {
+    fn cpu_tensor(&self) -> Result<ManagedTensor, dlpack_core::Error> {
+        dlpack_core::from_dlpack(&self.0)
+    }
+}
+
+/// `from_dlpack(obj, /, *, device=None, copy=None)`: tensors, dtypes and devices, as the RFC proposes.
 #[pyfunction]
-#[pyo3(signature = (obj, device=None, copy=None))]
+#[pyo3(signature = (obj, /, *, device=None, copy=None))]
 fn from_dlpack<'py>(
     obj: &Bound<'py, PyAny>,
     device: Option<DeviceLike<DlDevice>>,
@@ -161,13 +183,26 @@ fn from_dlpack<'py>(
     )
 }
 
+/// `from_dlpack` with `Site` as the device class.
+#[pyfunction]
+fn site_from_dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    dlpack_core::python::from_dlpack::<DType, Site, Tensor>(obj, None, None, |_, _, _| {
+        Err(pyo3::exceptions::PyTypeError::new_err(
+            "dtypes and devices only",
+        ))
+    })
+}
+
 #[pymodule]
 fn mini(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DType>()?;
     m.add_class::<Device>()?;
     m.add_class::<Place>()?;
+    m.add_class::<Site>()?;
     m.add_class::<Tensor>()?;
+    m.add_class::<Bytes>()?;
     m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(site_from_dlpack, m)?)?;
     dlpack_core::python::add_values::<DType>(m)?;
     dlpack_core::python::add_values::<Place>(m)
 }
