@@ -13,7 +13,7 @@ use crate::Device;
 use crate::dispatch::{Dispatch, Runs, Slice, SliceMut, Strided, StridedMut};
 use crate::element::Element;
 use crate::error::Error;
-use crate::ffi::{DLDeviceType, DLTensor};
+use crate::ffi::DLDeviceType;
 use crate::python::error::buffer_error;
 #[cfg(all(
     not(PyPy),
@@ -782,15 +782,7 @@ unsafe fn borrow<'a>(
     table: Table,
     torch: bool,
 ) -> PyResult<Option<TensorMeta<'a>>> {
-    let mut raw = DLTensor {
-        data: core::ptr::null_mut(),
-        device: Device::CPU,
-        ndim: 0,
-        dtype: DataType::U8,
-        shape: core::ptr::null_mut(),
-        strides: core::ptr::null_mut(),
-        byte_offset: 0,
-    };
+    let mut raw = Table::UNFILLED;
     match table.borrow_into(obj, &mut raw) {
         // A conjugate view's export holds the values of the tensor it views: the import path
         // asks `__dlpack__`, which refuses it.

@@ -17,6 +17,18 @@ use crate::tensor::ManagedTensor;
 pub(crate) struct Table(pub(crate) &'static DLPackExchangeAPI);
 
 impl Table {
+    /// The `DLTensor` a [`borrow_into`](Table::borrow_into) fills: a rank-0 `uint8` tensor on
+    /// the CPU with null pointers, which nothing reads unless the producer overwrote it.
+    pub(crate) const UNFILLED: DLTensor = DLTensor {
+        data: core::ptr::null_mut(),
+        device: crate::Device::CPU,
+        ndim: 0,
+        dtype: crate::DataType::U8,
+        shape: core::ptr::null_mut(),
+        strides: core::ptr::null_mut(),
+        byte_offset: 0,
+    };
+
     /// `managed_tensor_from_py_object_no_sync(obj)`: an owned tensor, not synchronised with
     /// any stream.
     pub(crate) fn export(self, obj: &Bound<'_, PyAny>) -> PyResult<ManagedTensor> {
@@ -38,7 +50,8 @@ impl Table {
     }
 
     /// `dltensor_from_py_object_no_sync(obj, out)`, when the table has it: `Ok(false)` when it
-    /// does not.
+    /// does not. `out` starts as [`Table::UNFILLED`], in the caller's frame, so that the
+    /// metadata validated from it is not moved again (docs/decisions.md, "Typed access").
     pub(crate) fn borrow_into(self, obj: &Bound<'_, PyAny>, out: &mut DLTensor) -> PyResult<bool> {
         let Some(borrow) = self.0.dltensor_from_py_object_no_sync else {
             return Ok(false);

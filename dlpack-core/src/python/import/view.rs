@@ -4,7 +4,6 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 use crate::Device;
-use crate::ffi::DLTensor;
 use crate::python::error::buffer_error;
 use crate::python::import::ask::after_table;
 #[cfg(all(
@@ -108,15 +107,7 @@ pub fn with_tensor_view<R>(
     };
     let mut table_error = None;
     if let Some(table) = table {
-        let mut raw = DLTensor {
-            data: core::ptr::null_mut(),
-            device: Device::CPU,
-            ndim: 0,
-            dtype: crate::DataType::U8,
-            shape: core::ptr::null_mut(),
-            strides: core::ptr::null_mut(),
-            byte_offset: 0,
-        };
+        let mut raw = Table::UNFILLED;
         match table.borrow_into(obj, &mut raw) {
             // A conjugate view's export holds the values of the tensor it views: `__dlpack__`
             // refuses it.
