@@ -157,10 +157,13 @@ impl Device {
 }
 
 impl PartialEq for Device {
+    /// Equal canonical forms: the same type, and the same id or a host-side type. The device
+    /// table is read only when the ids differ, so comparing equal fields (`device ==
+    /// Device::CPU` on a `cpu` tensor) is two inline comparisons.
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        let (a, b) = (self.canonical(), other.canonical());
-        a.device_type == b.device_type && a.device_id == b.device_id
+        self.device_type == other.device_type
+            && (self.device_id == other.device_id || self.is_host_side())
     }
 }
 
@@ -263,6 +266,26 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(set.len(), 1);
+    }
+
+    #[test]
+    fn equality_is_that_of_canonical_forms_and_agrees_with_hash() {
+        use core::hash::BuildHasher;
+        let state = std::hash::RandomState::new();
+        let devices: Vec<Device> = (0..=40)
+            .chain([99, i32::MAX])
+            .flat_map(|ty| [0, 1, 3, -1].map(|id| Device::new(DLDeviceType(ty), id)))
+            .collect();
+        for a in &devices {
+            for b in &devices {
+                let (ca, cb) = (a.canonical(), b.canonical());
+                let same = ca.device_type == cb.device_type && ca.device_id == cb.device_id;
+                assert_eq!(a == b, same, "{a:?} == {b:?}");
+                if same {
+                    assert_eq!(state.hash_one(a), state.hash_one(b), "{a:?}, {b:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -788,10 +788,7 @@ unsafe fn borrow<'a>(
         // asks `__dlpack__`, which refuses it.
         Ok(true) if torch && torch::conjugate(obj, raw.dtype)? => Ok(None),
         Ok(true)
-            // By type, not `raw.device == Device::CPU`: `==` compares canonical forms
-            // through a call (see `checked`), and every CPU id is the same memory.
-            if raw.device.device_type == DLDeviceType::CPU
-                || table.work_stream(obj.py(), raw.device)?.is_none() =>
+            if raw.device == Device::CPU || table.work_stream(obj.py(), raw.device)?.is_none() =>
         {
             let rule = StridesRule::for_version(table.0.header.version);
             // SAFETY: the producer filled `raw` for `obj`, whose shape and strides it points
