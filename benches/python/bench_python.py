@@ -71,6 +71,17 @@ def paired_ns(ours, peer, number, repeat):
     return best
 
 
+def compared(lines, number, repeat, target):
+    """One report line per `(name, ours, peer name, peer)` of `lines`, both sides timed by
+    `paired_ns` with `number` calls a round."""
+    results = []
+    for name, ours_fn, peer, peer_fn in lines:
+        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, number, repeat)
+        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
+                        "target": target})
+    return results
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
@@ -186,12 +197,7 @@ def exchange_lines(repeat):
         (f"{names[5]} (dlpack_demo.nbytes)", lambda: dlpack_demo.nbytes(array),
          "dlpack_demo.from_dlpack(ndarray)", lambda: dlpack_demo.from_dlpack(array)),
     ]
-    results = []
-    for name, ours_fn, peer, peer_fn in lines:
-        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, number, repeat)
-        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
-                        "target": 1.0})
-    return results
+    return compared(lines, number, repeat, 1.0)
 
 
 def typed_lines(repeat):
@@ -211,11 +217,11 @@ def typed_lines(repeat):
                         "skip": f"paddle does not import ({e.__class__.__name__}: {e})"})
     for label, x in objects:
         assert dlpack_demo.nbytes(x) == dlpack_demo.nbytes_of_view(x) == 256
-        ours_ns, peer_ns = paired_ns(lambda: dlpack_demo.nbytes(x),
-                                     lambda: dlpack_demo.nbytes_of_view(x), 50_000, repeat)
-        results.append({"name": f"typed argument vs with_tensor_view ({label}, dlpack_demo.nbytes)",
-                        "ours_ns": ours_ns, "peer": "with_tensor_view (nbytes_of_view)",
-                        "peer_ns": peer_ns, "target": 1.05})
+        results += compared([(f"typed argument vs with_tensor_view ({label}, dlpack_demo.nbytes)",
+                              lambda: dlpack_demo.nbytes(x),
+                              "with_tensor_view (nbytes_of_view)",
+                              lambda: dlpack_demo.nbytes_of_view(x))],
+                            50_000, repeat, 1.05)
     name = "typed f32 vector argument vs rust-numpy PyReadonlyArray1<f32> (ndarray)"
     try:
         import dlpack_numpy_peer as peer
@@ -225,15 +231,13 @@ def typed_lines(repeat):
         return results
     vector = numpy.zeros(64, dtype=numpy.float32)
     assert peer.typed_len(vector) == peer.numpy_len(vector) == peer.view_len(vector) == 64
-    ours_ns, peer_ns = paired_ns(lambda: peer.typed_len(vector), lambda: peer.numpy_len(vector),
-                                 50_000, repeat)
-    results.append({"name": name, "ours_ns": ours_ns, "peer": "rust-numpy PyReadonlyArray1<f32>",
-                    "peer_ns": peer_ns, "target": 1.5})
-    ours_ns, peer_ns = paired_ns(lambda: peer.typed_len(vector), lambda: peer.view_len(vector),
-                                 50_000, repeat)
-    results.append({"name": "typed f32 vector argument vs with_tensor_view and checks by hand (ndarray)",
-                    "ours_ns": ours_ns, "peer": "with_tensor_view", "peer_ns": peer_ns,
-                    "target": 1.05})
+    results += compared([(name, lambda: peer.typed_len(vector),
+                          "rust-numpy PyReadonlyArray1<f32>", lambda: peer.numpy_len(vector))],
+                        50_000, repeat, 1.5)
+    results += compared([("typed f32 vector argument vs with_tensor_view and checks by hand (ndarray)",
+                          lambda: peer.typed_len(vector),
+                          "with_tensor_view", lambda: peer.view_len(vector))],
+                        50_000, repeat, 1.05)
     return results
 
 
@@ -257,12 +261,7 @@ def generated_lines(repeat):
          lambda: generated_device.__dlpack_device__(),
          "hand-written (dlpack_demo.dlpack.Device)", lambda: hand_device.__dlpack_device__()),
     ]
-    results = []
-    for name, ours_fn, peer, peer_fn in lines:
-        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, 100_000, repeat)
-        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
-                        "target": 1.05})
-    return results
+    return compared(lines, 100_000, repeat, 1.05)
 
 
 def pure_python_lines(repeat):
@@ -290,12 +289,7 @@ def pure_python_lines(repeat):
          lambda: generated_device.__dlpack_device__(),
          "a Python method returning (2, 1)", lambda: python_device.__dlpack_device__()),
     ]
-    results = []
-    for name, ours_fn, peer, peer_fn in lines:
-        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, 100_000, repeat)
-        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
-                        "target": 1.0})
-    return results
+    return compared(lines, 100_000, repeat, 1.0)
 
 
 def from_dlpack_name_lines(repeat):
@@ -312,12 +306,7 @@ def from_dlpack_name_lines(repeat):
         ('dlpack_demo.from_dlpack("float16")', lambda: dlpack_demo.from_dlpack("float16"),
          'dlpack_demo.DType("float16")', lambda: dlpack_demo.DType("float16")),
     ]
-    results = []
-    for name, ours_fn, peer, peer_fn in lines:
-        ours_ns, peer_ns = paired_ns(ours_fn, peer_fn, 50_000, repeat)
-        results.append({"name": name, "ours_ns": ours_ns, "peer": peer, "peer_ns": peer_ns,
-                        "target": 2.0})
-    return results
+    return compared(lines, 50_000, repeat, 2.0)
 
 
 if __name__ == "__main__":
