@@ -102,27 +102,15 @@ pub(crate) fn remember(class: &Bound<'_, PyType>, entry: Entry) {
 /// one class whose objects the importers read through the buffer protocol
 /// (`import/buffer/`), recognised by one comparison of type pointers. The class is kept
 /// alive in [`NDARRAY_KEPT`], so no other class can take its address.
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+#[cfg(numpy_buffer)]
 static NDARRAY: AtomicUsize = AtomicUsize::new(0);
 
 /// `numpy.ndarray`, kept alive for [`NDARRAY`].
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+#[cfg(numpy_buffer)]
 static NDARRAY_KEPT: std::sync::OnceLock<Py<PyType>> = std::sync::OnceLock::new();
 
 /// Remembers `class`, which the classifier found to be `numpy.ndarray` itself.
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+#[cfg(numpy_buffer)]
 pub(crate) fn remember_ndarray(class: &Bound<'_, PyType>) {
     // NumPy is loaded once per process, so the first class found is the only one.
     let kept = NDARRAY_KEPT.get_or_init(|| class.clone().unbind());
@@ -130,11 +118,7 @@ pub(crate) fn remember_ndarray(class: &Bound<'_, PyType>) {
 }
 
 /// Whether the type at `class` is `numpy.ndarray` itself, once the classifier has met it.
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+#[cfg(numpy_buffer)]
 #[inline]
 pub(crate) fn is_ndarray(class: *mut pyo3::ffi::PyTypeObject) -> bool {
     let ndarray = NDARRAY.load(Ordering::Relaxed);

@@ -4,9 +4,8 @@
 use core::fmt::Write as _;
 use core::marker::PhantomData;
 
-use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyCapsule;
 
 use crate::DataType;
 use crate::Device;
@@ -15,17 +14,13 @@ use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
 use crate::python::error::buffer_error;
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+use crate::python::import::borrow::{Borrow, Holder};
+#[cfg(numpy_buffer)]
 use crate::python::import::buffer::{self, ArrayBuffer};
-use crate::python::import::import_tensor;
+use crate::python::import::import_routed;
+use crate::python::import::route::{Lent, Route, lend, route};
 use crate::python::import::table::Table;
-use crate::python::import::torch;
 use crate::python::message::type_name;
-use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::validate::StridesRule;
 use crate::tensor::require::{ANY_NDIM, ReadOnly, Requirement};
@@ -156,6 +151,9 @@ pub struct TensorArg<
     meta: TensorMeta<'a>,
     /// What keeps the metadata and the elements valid beside the object.
     keeper: Keeper,
+    /// The view's entry in the borrow table, released when the argument is dropped.
+    #[allow(dead_code, reason = "held for its drop, which releases the entry")]
+    borrow: Borrow,
     _types: Types<T, A>,
 }
 
@@ -168,11 +166,7 @@ enum Keeper {
     /// released to its producer when dropped.
     Tensor(ManagedTensor),
     /// A NumPy array's buffer (`buffer/`), released when dropped.
-    #[cfg(all(
-        not(PyPy),
-        any(Py_3_11, not(Py_LIMITED_API)),
-        target_pointer_width = "64"
-    ))]
+    #[cfg(numpy_buffer)]
     Buffer(
         #[allow(dead_code, reason = "held for its drop, which releases the buffer")] ArrayBuffer,
     ),
@@ -224,16 +218,19 @@ impl<T: ArgType, const NDIM: usize, A: Requirement> core::fmt::Debug for TensorA
 #[doc(hidden)]
 pub trait NamedArg<'a>: Sized {
     /// Reads `obj` as the argument `argument` of `function`.
-    fn __extract_named(obj: &'a Bound<'_, PyAny>, function: &str, argument: &str)
-    -> PyResult<Self>;
+    fn __extract_named(
+        obj: &'a Bound<'_, PyAny>,
+        function: &'static str,
+        argument: &'static str,
+    ) -> PyResult<Self>;
 }
 
 impl<'a, T: ArgType, const NDIM: usize, A: Requirement> NamedArg<'a> for TensorArg<'a, T, NDIM, A> {
     #[inline(always)]
     fn __extract_named(
         obj: &'a Bound<'_, PyAny>,
-        function: &str,
-        argument: &str,
+        function: &'static str,
+        argument: &'static str,
     ) -> PyResult<Self> {
         // SAFETY: `obj` is borrowed for 'a, so the object lives for 'a.
         unsafe { Self::extract_as(obj, Some((function, argument))) }
@@ -297,59 +294,39 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     ///
     /// The object `obj` points to lives for 'a.
     #[inline(always)]
-    unsafe fn extract_as(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
+    unsafe fn extract_as(
+        obj: &Bound<'_, PyAny>,
+        names: Option<(&'static str, &'static str)>,
+    ) -> PyResult<Self> {
         // A NumPy array itself is read through its buffer (`buffer/`) unless the argument is
         // owned: an `Owned` argument hands its tensor over (`into_tensor`) and may be released
         // on any thread without the interpreter, which a `__dlpack__` import allows.
-        #[cfg(all(
-            not(PyPy),
-            any(Py_3_11, not(Py_LIMITED_API)),
-            target_pointer_width = "64"
-        ))]
-        if !A::OWNED && buffer::is_ndarray(obj) {
-            return Self::from_ndarray(obj, names);
-        }
-        let (table, torch) = match as_tensor(&obj.get_type())? {
-            AsTensor::Tensor { table, torch } => (table, torch),
-            // A capsule is a tensor too, imported as it is.
-            AsTensor::NotTensor if obj.is_instance_of::<PyCapsule>() => (None, false),
-            AsTensor::NotTensor => return Err(mismatch::<T, NDIM, A>(obj, names, None)),
-        };
-        // The first array of the process: the classifier has just met `numpy.ndarray`.
-        #[cfg(all(
-            not(PyPy),
-            any(Py_3_11, not(Py_LIMITED_API)),
-            target_pointer_width = "64"
-        ))]
-        if !A::OWNED && table.is_none() && !torch && buffer::is_ndarray(obj) {
-            return Self::from_ndarray(obj, names);
-        }
-        // What no export of a PyTorch tensor describes right, refused on every path.
-        if torch {
-            torch::refuse_negated(obj)?;
-        }
-        // Borrowed through the exchange table, as `with_tensor_view` borrows: read in place,
-        // on the host; for a PyTorch tensor, only one its table describes as `__dlpack__` would.
-        if let (false, false, Some(table)) = (A::WRITE, A::OWNED, table) {
-            if !torch || torch::table_may_describe(obj)? {
+        match route(obj, !A::OWNED)? {
+            #[cfg(numpy_buffer)]
+            Route::Buffer => Self::from_ndarray(obj, names),
+            Route::NotTensor => Err(mismatch::<T, NDIM, A>(obj, names, None)),
+            // Borrowed through the exchange table, as `with_tensor_view` borrows: read in
+            // place, on the host. A `DLTensor` carries no flags, so a writable argument asks
+            // for an export, which says whether the tensor is read-only.
+            route @ Route::Table { table, torch } if !A::WRITE && !A::OWNED => {
                 // SAFETY: forwarded from the caller.
-                if let Some(meta) = unsafe { borrow(obj, Table(table), torch)? } {
-                    return Self::checked(obj, names, meta, Keeper::Object);
+                match unsafe { borrow(obj, table, torch)? } {
+                    Ok(meta) => Self::checked(obj, names, meta, Keeper::Object),
+                    Err(table_error) => Self::imported(obj, names, route, table_error),
                 }
             }
+            route => Self::imported(obj, names, route, None),
         }
-        Self::imported(obj, names)
     }
 
     /// A NumPy array itself, through its buffer, or through `__dlpack__` where the buffer does
     /// not describe it exactly.
-    #[cfg(all(
-        not(PyPy),
-        any(Py_3_11, not(Py_LIMITED_API)),
-        target_pointer_width = "64"
-    ))]
+    #[cfg(numpy_buffer)]
     #[inline(always)]
-    fn from_ndarray(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
+    fn from_ndarray(
+        obj: &Bound<'_, PyAny>,
+        names: Option<(&'static str, &'static str)>,
+    ) -> PyResult<Self> {
         if let Some((raw, buffer)) = buffer::lend(obj) {
             // SAFETY: the shape and strides `raw` points to stay valid and unchanged while
             // `buffer` is held (`lend`), which the argument keeps beside the metadata, declared
@@ -363,13 +340,19 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
                 return Self::checked(obj, names, meta, Keeper::Buffer(buffer));
             }
         }
-        Self::imported(obj, names)
+        Self::imported(obj, names, Route::Buffer, None)
     }
 
-    /// The tensor imported through `__dlpack__` (or an exchange table's owning export).
+    /// The tensor imported through `__dlpack__` (or an exchange table's owning export), as
+    /// `route` decided; `table_error`, what the table raised when asked to lend it.
     #[inline(always)]
-    fn imported(obj: &Bound<'_, PyAny>, names: Option<(&str, &str)>) -> PyResult<Self> {
-        let tensor = import_tensor(obj, None, None)?;
+    fn imported(
+        obj: &Bound<'_, PyAny>,
+        names: Option<(&'static str, &'static str)>,
+        route: Route,
+        table_error: Option<PyErr>,
+    ) -> PyResult<Self> {
+        let tensor = import_routed(obj, route, None, None, table_error)?;
         // SAFETY: `meta` is kept in the argument beside `tensor`, declared before it, so it is
         // dropped first; on a refusal both are dropped here.
         let meta =
@@ -380,7 +363,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     #[inline(always)]
     fn checked(
         obj: &Bound<'_, PyAny>,
-        names: Option<(&str, &str)>,
+        names: Option<(&'static str, &'static str)>,
         meta: TensorMeta<'a>,
         keeper: Keeper,
     ) -> PyResult<Self> {
@@ -401,9 +384,21 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
             // The import, if any, is released here, before the error reaches Python.
             return Err(mismatch::<T, NDIM, A>(obj, names, Some(&meta)));
         }
+        // Registered before it is handed out (`borrow.rs`): no writable argument overlaps
+        // another live view of the same memory. What the import copied is no one else's.
+        let borrow = if meta.flags().contains(Flags::IS_COPIED) {
+            Borrow::NONE
+        } else {
+            let holder = match names {
+                Some((function, argument)) => Holder { function, argument },
+                None => Holder::UNNAMED,
+            };
+            Borrow::acquire(obj.py(), &meta, A::WRITE, holder)?
+        };
         Ok(Self {
             meta,
             keeper,
+            borrow,
             _types: PhantomData,
         })
     }
@@ -769,9 +764,8 @@ impl<'a, 'py, T: ArgType, const NDIM: usize, A: Requirement> FromPyObject<'a, 'p
 }
 
 /// The tensor borrowed through its type's exchange table (`DLTensor` on this stack, shape and
-/// strides in the producer's object), when the table lends it on the host; `None` when the
-/// owning path must be taken instead (a tensor the table refuses to lend, as a read-only
-/// one; one on a device with a pending work stream).
+/// strides in the producer's object), when the table lends it on the host; else the owning
+/// path is to be taken (`route::lend`), with what the table raised, if anything.
 ///
 /// # Safety
 ///
@@ -781,15 +775,10 @@ unsafe fn borrow<'a>(
     obj: &Bound<'_, PyAny>,
     table: Table,
     torch: bool,
-) -> PyResult<Option<TensorMeta<'a>>> {
+) -> PyResult<Result<TensorMeta<'a>, Option<PyErr>>> {
     let mut raw = Table::UNFILLED;
-    match table.borrow_into(obj, &mut raw) {
-        // A conjugate view's export holds the values of the tensor it views: the import path
-        // asks `__dlpack__`, which refuses it.
-        Ok(true) if torch && torch::conjugate(obj, raw.dtype)? => Ok(None),
-        Ok(true)
-            if raw.device == Device::CPU || table.work_stream(obj.py(), raw.device)?.is_none() =>
-        {
+    match lend(obj, table, torch, &mut raw)? {
+        Lent::InPlace => {
             let rule = StridesRule::for_version(table.0.header.version);
             // SAFETY: the producer filled `raw` for `obj`, whose shape and strides it points
             // to live as long as `obj`, borrowed for 'a; the data is read as
@@ -799,15 +788,11 @@ unsafe fn borrow<'a>(
             // SAFETY: only the lifetime changes: the metadata borrows the shape and strides
             // `raw` points to, which are the object's (alive for 'a by the caller's contract),
             // not `raw` itself.
-            Ok(Some(unsafe {
+            Ok(Ok(unsafe {
                 core::mem::transmute::<TensorMeta<'_>, TensorMeta<'a>>(meta)
             }))
         }
-        Ok(_) => Ok(None),
-        // Whatever the table fails on goes the owning way, where `__dlpack__` raises the
-        // protocol's own error (with the table's as its context).
-        Err(err) if err.is_instance_of::<PyException>(obj.py()) => Ok(None),
-        Err(err) => Err(err),
+        Lent::Owning { table_error } => Ok(Err(table_error)),
     }
 }
 
@@ -816,7 +801,7 @@ unsafe fn borrow<'a>(
 #[inline(never)]
 fn mismatch<T: ArgType, const NDIM: usize, A: Requirement>(
     obj: &Bound<'_, PyAny>,
-    names: Option<(&str, &str)>,
+    names: Option<(&'static str, &'static str)>,
     meta: Option<&TensorMeta<'_>>,
 ) -> PyErr {
     let mut message = String::new();

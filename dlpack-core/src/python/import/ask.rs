@@ -13,40 +13,37 @@ use pyo3::types::{PyCapsule, PyDict};
 use crate::Device;
 use crate::ffi::DLPackVersion;
 use crate::python::capsule::capsule_tensor;
+use crate::python::import::route::Route;
 use crate::python::import::table::Table;
 use crate::python::import::torch;
 use crate::python::message::type_name;
-use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::ManagedTensor;
 
-/// The tensor `obj` holds: a capsule consumed as it is, or what `obj.__dlpack__(…)` returns
-/// (see [`import_tensor`](super::import_tensor)). `stream`, when given, is passed as `stream=` in
-/// both the versioned call and the legacy fallback (the legacy protocol had `stream` already).
+/// The tensor `obj` holds, read as `route` decided (see [`import_tensor`](super::import_tensor)):
+/// a capsule consumed as it is, or what the class's exchange table or `obj.__dlpack__(…)`
+/// exports. `stream`, when given, is passed as `stream=` in both the versioned call and the
+/// legacy fallback (the legacy protocol had `stream` already). `table_error`: what a table
+/// raised when it was asked to lend the tensor, the context of `__dlpack__`'s error.
 pub(crate) fn take_tensor(
     obj: &Bound<'_, PyAny>,
+    route: Route,
     device: Option<Device>,
     copy: Option<bool>,
     stream: Option<i128>,
+    mut table_error: Option<PyErr>,
 ) -> PyResult<ManagedTensor> {
     let py = obj.py();
-    if let Ok(capsule) = obj.cast::<PyCapsule>() {
-        return capsule_tensor(capsule);
-    }
-    let AsTensor::Tensor { table, torch } = as_tensor(&obj.get_type())? else {
-        return Err(PyTypeError::new_err(format!(
-            "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
-             got {}",
-            type_name(obj)
-        )));
-    };
-    if torch {
-        torch::refuse_negated(obj)?;
-    }
-    // A consumer with a stream of its own goes through `__dlpack__`, which synchronises; so
-    // does a PyTorch tensor that PyTorch's table does not describe as `__dlpack__` would.
-    let mut table_error = None;
-    if let (Some(table), None) = (table.map(Table), stream) {
-        if !torch || torch::table_may_describe(obj)? {
+    match route {
+        Route::Capsule => return capsule_tensor(obj.cast::<PyCapsule>()?),
+        Route::NotTensor => {
+            return Err(PyTypeError::new_err(format!(
+                "expected a tensor: a DLPack capsule or an object whose class has __dlpack__, \
+                 got {}",
+                type_name(obj)
+            )));
+        }
+        // A consumer with a stream of its own goes through `__dlpack__`, which synchronises.
+        Route::Table { table, torch } if stream.is_none() => {
             match through_table(table, obj, device)? {
                 Through::Taken(tensor) if torch && torch::conjugate(obj, tensor.dtype())? => {}
                 Through::Taken(tensor) => return Ok(tensor),
@@ -54,6 +51,7 @@ pub(crate) fn take_tensor(
                 Through::Failed(err) => table_error = Some(err),
             }
         }
+        _ => {}
     }
     ask_protocol(obj, device, copy, stream).map_err(|err| after_table(py, err, table_error))
 }

@@ -22,18 +22,15 @@
 
 mod arg;
 mod ask;
-// The buffer protocol is in the limited API from 3.11; the buffer's shape is read in place as
-// DLPack's `int64_t` one, which 64-bit targets alone allow. Elsewhere arrays go through
-// `__dlpack__`.
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+mod borrow;
+// Where the buffer protocol lends a NumPy array exactly (`build.rs`); elsewhere arrays go
+// through `__dlpack__`.
+#[cfg(numpy_buffer)]
 mod buffer;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod host_copy;
+mod route;
 mod settle;
 mod table;
 #[cfg(test)]
@@ -50,6 +47,7 @@ pub use view::with_tensor_view;
 
 #[cfg(not(feature = "cuda"))]
 use ask::take_tensor;
+use route::Route;
 #[cfg(not(feature = "cuda"))]
 use settle::settle;
 
@@ -120,13 +118,26 @@ pub fn import_tensor(
     device: Option<Device>,
     copy: Option<bool>,
 ) -> PyResult<ManagedTensor> {
+    import_routed(obj, route::route(obj, false)?, device, copy, None)
+}
+
+/// [`import_tensor`] of `obj`, read as `route` decided; `table_error` is what its table raised
+/// when asked to lend it (the context of the owning way's error).
+#[inline(always)]
+fn import_routed(
+    obj: &Bound<'_, PyAny>,
+    route: Route,
+    device: Option<Device>,
+    copy: Option<bool>,
+    table_error: Option<PyErr>,
+) -> PyResult<ManagedTensor> {
     #[cfg(feature = "cuda")]
     {
-        cuda::import(obj, device, copy, None)
+        cuda::import(obj, route, device, copy, None, table_error)
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let imported = take_tensor(obj, device, copy, None)?;
+        let imported = take_tensor(obj, route, device, copy, None, table_error)?;
         // Without a CUDA backend, memory the host cannot read cannot be copied either: the
         // host copy refuses it with a `BufferError`.
         settle(imported, device, copy, |tensor, _| {

@@ -1,21 +1,14 @@
 //! [`with_tensor_view`]: a borrowed, validated view of any Python tensor, for a kernel.
 
-use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-use crate::Device;
 use crate::python::error::buffer_error;
-use crate::python::import::ask::after_table;
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+use crate::python::import::borrow::{Borrow, Holder};
+#[cfg(numpy_buffer)]
 use crate::python::import::buffer;
-use crate::python::import::import_tensor;
+use crate::python::import::import_routed;
+use crate::python::import::route::{Lent, Route, lend, route};
 use crate::python::import::table::Table;
-use crate::python::import::torch;
-use crate::python::values::classify::{AsTensor, as_tensor};
 use crate::tensor::{Flags, TensorView};
 
 /// Lends `f` a validated [`TensorView`] of the Python tensor `obj` for the duration of the
@@ -32,7 +25,7 @@ use crate::tensor::{Flags, TensorView};
 ///   one whose dtype or byte order the buffer cannot carry (ml_dtypes' `bfloat16`, a
 ///   byte-swapped array), takes the next way.
 /// - Otherwise (TVM FFI, PyTorch, JAX, a capsule) the tensor is imported as
-///   [`import_tensor`] imports it (through the table's owning export when there is one, else
+///   [`import_tensor`](super::import_tensor) imports it (through the table's owning export when there is one, else
 ///   `__dlpack__`), and released to its producer when `f` returns.
 ///
 /// Either way the view is validated as every import is, and it cannot outlive the call: the
@@ -77,81 +70,66 @@ pub fn with_tensor_view<R>(
     obj: &Bound<'_, PyAny>,
     f: impl FnOnce(TensorView<'_>) -> R,
 ) -> PyResult<R> {
-    #[cfg(all(
-        not(PyPy),
-        any(Py_3_11, not(Py_LIMITED_API)),
-        target_pointer_width = "64"
-    ))]
-    if buffer::is_ndarray(obj) {
-        return ndarray_view(obj, f);
-    }
-    let AsTensor::Tensor { table, torch } = as_tensor(&obj.get_type())? else {
-        // Not a tensor class: `import_tensor` says so (or takes a capsule).
-        return with_imported(obj, f);
-    };
-    // The first array of the process: the classifier has just met `numpy.ndarray`.
-    #[cfg(all(
-        not(PyPy),
-        any(Py_3_11, not(Py_LIMITED_API)),
-        target_pointer_width = "64"
-    ))]
-    if table.is_none() && !torch && buffer::is_ndarray(obj) {
-        return ndarray_view(obj, f);
-    }
-    if torch {
-        torch::refuse_negated(obj)?;
-    }
-    let table = match table {
-        Some(table) if !torch || torch::table_may_describe(obj)? => Some(Table(table)),
-        _ => None,
-    };
-    let mut table_error = None;
-    if let Some(table) = table {
-        let mut raw = Table::UNFILLED;
-        match table.borrow_into(obj, &mut raw) {
-            // A conjugate view's export holds the values of the tensor it views: `__dlpack__`
-            // refuses it.
-            Ok(true) if torch && torch::conjugate(obj, raw.dtype)? => {}
-            Ok(true)
-                if raw.device == Device::CPU
-                    || table.work_stream(obj.py(), raw.device)?.is_none() =>
-            {
-                let version = table.0.header.version;
-                // SAFETY: the producer filled `raw` for `obj`, which `obj` keeps alive until
-                // control returns to Python, after `f`; the view lives only inside `f`.
-                let view = unsafe { TensorView::from_dl_tensor(&raw, Flags::EMPTY, version) }
-                    .map_err(buffer_error)?;
-                return Ok(f(view));
+    match route(obj, true)? {
+        #[cfg(numpy_buffer)]
+        Route::Buffer => ndarray_view(obj, f),
+        route @ Route::Table { table, torch } => {
+            let mut raw = Table::UNFILLED;
+            match lend(obj, table, torch, &mut raw)? {
+                Lent::InPlace => {
+                    let version = table.0.header.version;
+                    // SAFETY: the producer filled `raw` for `obj`, which `obj` keeps alive
+                    // until control returns to Python, after `f`; the view lives only inside
+                    // `f`.
+                    let view = unsafe { TensorView::from_dl_tensor(&raw, Flags::EMPTY, version) }
+                        .map_err(buffer_error)?;
+                    lend_to(obj, view, f)
+                }
+                Lent::Owning { table_error } => with_imported(obj, route, table_error, f),
             }
-            Ok(_) => {}
-            // What a `DLTensor` cannot say (a read-only tensor) goes the owning way, as does
-            // whatever else the table fails on: `__dlpack__` raises the protocol's own error.
-            Err(err) if err.is_instance_of::<PyException>(obj.py()) => table_error = Some(err),
-            Err(err) => return Err(err),
         }
+        route => with_imported(obj, route, None, f),
     }
-    with_imported(obj, f).map_err(|err| after_table(obj.py(), err, table_error))
 }
 
-/// `f` with a view of what [`import_tensor`] imports of `obj`, released when `f` returns.
+/// `f`'s result on `view`, registered in the borrow table while `f` runs.
 #[inline(always)]
-fn with_imported<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
-    let tensor = import_tensor(obj, None, None)?;
+fn lend_to<R>(
+    obj: &Bound<'_, PyAny>,
+    view: TensorView<'_>,
+    f: impl FnOnce(TensorView<'_>) -> R,
+) -> PyResult<R> {
+    let borrow = if view.flags().contains(Flags::IS_COPIED) {
+        Borrow::NONE
+    } else {
+        Borrow::acquire(obj.py(), &view, false, Holder::VIEW)?
+    };
+    let result = f(view);
+    drop(borrow);
+    Ok(result)
+}
+
+/// `f` with a view of what [`import_tensor`](super::import_tensor) imports of `obj` as `route`
+/// decided, released when `f` returns.
+#[inline(always)]
+fn with_imported<R>(
+    obj: &Bound<'_, PyAny>,
+    route: Route,
+    table_error: Option<PyErr>,
+    f: impl FnOnce(TensorView<'_>) -> R,
+) -> PyResult<R> {
+    let tensor = import_routed(obj, route, None, None, table_error)?;
     let view = tensor.view().map_err(buffer_error)?;
-    Ok(f(view))
+    lend_to(obj, view, f)
 }
 
 /// `f`'s result on a NumPy array itself, read through its buffer (`buffer/`), or imported
 /// where the buffer does not describe it exactly.
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+#[cfg(numpy_buffer)]
 #[inline(always)]
 fn ndarray_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
     let Some((raw, buffer)) = buffer::lend(obj) else {
-        return with_imported(obj, f);
+        return with_imported(obj, Route::Buffer, None, f);
     };
     // SAFETY: the shape and strides `raw` points to stay valid and unchanged while `buffer` is
     // held (`lend`), which it is until `f` returns, and the view lives only inside `f`; the
@@ -161,9 +139,9 @@ fn ndarray_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) 
         TensorView::from_dl_tensor(&raw, Flags::EMPTY, crate::ffi::DLPackVersion::CURRENT)
     }) else {
         drop(buffer);
-        return with_imported(obj, f);
+        return with_imported(obj, Route::Buffer, None, f);
     };
-    let result = f(view);
+    let result = lend_to(obj, view, f);
     drop(buffer);
-    Ok(result)
+    result
 }

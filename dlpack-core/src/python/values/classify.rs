@@ -116,11 +116,7 @@ fn classify(class: &Bound<'_, PyType>) -> PyResult<Classified> {
     let kind = look_up(class)?;
     let (table, torch) = match kind {
         ClassKind::Protocol(ProtocolKind::Tensor) => {
-            #[cfg(all(
-                not(PyPy),
-                any(Py_3_11, not(Py_LIMITED_API)),
-                target_pointer_width = "64"
-            ))]
+            #[cfg(numpy_buffer)]
             if is_numpy_ndarray(class)? {
                 class_cache::remember_ndarray(class);
             }
@@ -143,11 +139,7 @@ fn classify(class: &Bound<'_, PyType>) -> PyResult<Classified> {
 /// imported here (an array exists only once NumPy is loaded), of version 2.1 or later. Older
 /// NumPy exports DLPack 0.x alone, which refuses what a buffer describes (a read-only array,
 /// and `bool` before 1.25), so its arrays keep going through `__dlpack__`.
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+#[cfg(numpy_buffer)]
 fn is_numpy_ndarray(class: &Bound<'_, PyType>) -> PyResult<bool> {
     let py = class.py();
     if class.name()? != "ndarray" {
@@ -172,11 +164,7 @@ fn is_numpy_ndarray(class: &Bound<'_, PyType>) -> PyResult<bool> {
 }
 
 /// Whether a NumPy `__version__` (`2.1.0`, `2.5.0rc1`, `3.0.0.dev0+git…`) is 2.1 or later.
-#[cfg(all(
-    not(PyPy),
-    any(Py_3_11, not(Py_LIMITED_API)),
-    target_pointer_width = "64"
-))]
+#[cfg(numpy_buffer)]
 fn numpy_exports_dlpack_1(version: &str) -> bool {
     let mut parts = version.split('.');
     let number = |part: Option<&str>| -> Option<u32> {
@@ -294,11 +282,7 @@ fn look_up(class: &Bound<'_, PyType>) -> PyResult<ClassKind> {
 
 #[cfg(test)]
 mod tests {
-    #[cfg(all(
-        not(PyPy),
-        any(Py_3_11, not(Py_LIMITED_API)),
-        target_pointer_width = "64"
-    ))]
+    #[cfg(numpy_buffer)]
     #[test]
     fn numpy_versions_with_dlpack_1() {
         for version in [

@@ -20,6 +20,7 @@ use crate::cuda::{self, CopyMode, CudaError, StreamArg};
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
 use crate::python::import::ask::take_tensor;
+use crate::python::import::route::{Route, route};
 use crate::python::import::settle::settle;
 use crate::python::values::read::read_tensor_device;
 use crate::tensor::Flags;
@@ -86,7 +87,7 @@ pub fn import_tensor_on_stream(
     copy: Option<bool>,
     stream: &Arc<CudaStream>,
 ) -> PyResult<ManagedTensor> {
-    import(obj, device, copy, Some(stream))
+    import(obj, route(obj, false)?, device, copy, Some(stream), None)
 }
 
 /// [`import_tensor`](super::import_tensor) with feature `cuda`: asks as [`decide::ask`] decides,
@@ -94,9 +95,11 @@ pub fn import_tensor_on_stream(
 /// consumer must.
 pub(crate) fn import(
     obj: &Bound<'_, PyAny>,
+    route: Route,
     device: Option<Device>,
     copy: Option<bool>,
     stream: Option<&Arc<CudaStream>>,
+    table_error: Option<PyErr>,
 ) -> PyResult<ManagedTensor> {
     let py = obj.py();
     let source = producer_device(obj);
@@ -113,7 +116,14 @@ pub(crate) fn import(
         // PyTorch exports only tensors of the current device, and records its event on the
         // current device's stream: the source's, for the call, and the caller's again after.
         let _current = enter_device(ask.device)?;
-        take_tensor(obj, ask.dl_device, ask.copy, ask.stream.map(i128::from))?
+        take_tensor(
+            obj,
+            route,
+            ask.dl_device,
+            ask.copy,
+            ask.stream.map(i128::from),
+            table_error,
+        )?
     };
     let here = imported.device();
     if let (None, Some(stream)) = (known, stream) {
