@@ -44,7 +44,10 @@ mod dlpack_demo {
     #[pymodule_export]
     use super::tensor::{exchange_table_v2, nbytes, nbytes_of_view, sum};
     #[pymodule_export]
-    use super::typed::{arg_meta, row_sums, scale, total_detached, view_meta};
+    use super::typed::{
+        arg_meta, owned_and_written, read_then_write, row_sums, scale, total_detached, view_meta,
+        write_both, write_calling, write_failing, write_unnamed, write_viewing,
+    };
     #[pymodule_export]
     use super::{DType, PyDevice, Tensor};
 

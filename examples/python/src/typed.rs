@@ -3,7 +3,10 @@
 //! float32 matrix, read in place), `scale` (a float tensor written in place: a read-only one is
 //! refused), and `total_detached` (a float64 vector held owned, read without the GIL); and
 //! `arg_meta` / `view_meta`, what an argument of each form and `with_tensor_view` see of any
-//! tensor, for the tests that hold the NumPy buffer path to the `__dlpack__` one.
+//! tensor, for the tests that hold the NumPy buffer path to the `__dlpack__` one; and the
+//! hostile ones (`write_both`, `read_then_write`, `owned_and_written`, `write_calling`,
+//! `write_viewing`, `write_failing`, `write_unnamed`), which try to alias one array through
+//! two arguments, a callback, a nested view, and release it on every path.
 
 use dlpack_core::DataType;
 use dlpack_core::Element;
@@ -119,4 +122,91 @@ pub fn arg_meta(x: &Bound<'_, PyAny>, form: &str) -> PyResult<(Described, bool)>
 #[pyfunction]
 pub fn view_meta(x: &Bound<'_, PyAny>) -> PyResult<Described> {
     with_tensor_view(x, |view| described(&view))
+}
+
+/// `write_both(a, b)`: writes 1 to `a[0]`, then 2 to `b[0]`, and returns `a[0]`: 1.0, unless
+/// the two alias, which the borrow table refuses before the body runs.
+#[tensor_args]
+#[pyfunction]
+pub fn write_both(
+    mut a: TensorArg<'_, f32, 1, ReadWrite>,
+    mut b: TensorArg<'_, f32, 1, ReadWrite>,
+) -> PyResult<f32> {
+    a.iter_mut()?.take(1).for_each(|v| *v = 1.0);
+    b.iter_mut()?.take(1).for_each(|v| *v = 2.0);
+    Ok(a.iter()?.next().unwrap_or(0.0))
+}
+
+/// `read_then_write(a, b)`: reads `a[0]`, adds 10 to `b[0]`, and returns what it read first
+/// and what it reads of `a[0]` after.
+#[tensor_args]
+#[pyfunction]
+pub fn read_then_write(
+    a: TensorArg<'_, f32, 1>,
+    mut b: TensorArg<'_, f32, 1, ReadWrite>,
+) -> PyResult<(f32, f32)> {
+    let before = a.iter()?.next().unwrap_or(0.0);
+    b.iter_mut()?.take(1).for_each(|v| *v += 10.0);
+    Ok((before, a.iter()?.next().unwrap_or(0.0)))
+}
+
+/// `owned_and_written(a, b)`: `a` held owned, `b` written.
+#[tensor_args]
+#[pyfunction]
+pub fn owned_and_written(
+    a: TensorArg<'_, f32, 1, Owned>,
+    mut b: TensorArg<'_, f32, 1, ReadWrite>,
+) -> PyResult<f32> {
+    b.iter_mut()?.for_each(|v| *v = -1.0);
+    Ok(a.iter()?.sum())
+}
+
+/// `write_calling(x, callback)`: holds `x` writable while `callback()` runs, then adds 1 to
+/// each element; returns what `callback()` returned.
+#[tensor_args]
+#[pyfunction]
+pub fn write_calling<'py>(
+    mut x: TensorArg<'_, f32, ANY_NDIM, ReadWrite>,
+    callback: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let returned = callback.call0()?;
+    x.iter_mut()?.for_each(|v| *v += 1.0);
+    Ok(returned)
+}
+
+/// `write_viewing(x, y)`: holds `x` writable and sums `y` through `with_tensor_view` meanwhile.
+#[tensor_args]
+#[pyfunction]
+pub fn write_viewing(
+    mut x: TensorArg<'_, f32, ANY_NDIM, ReadWrite>,
+    y: &Bound<'_, PyAny>,
+) -> PyResult<f32> {
+    let sum = with_tensor_view(y, |view| view.iter::<f32>().map(Iterator::sum))??;
+    x.iter_mut()?.for_each(|v| *v = 0.0);
+    Ok(sum)
+}
+
+/// `write_failing(x, how)`: holds `x` writable, then raises (`how="error"`) or panics
+/// (`how="panic"`): the argument is released either way.
+#[tensor_args]
+#[pyfunction]
+pub fn write_failing(mut x: TensorArg<'_, f32, ANY_NDIM, ReadWrite>, how: &str) -> PyResult<()> {
+    x.iter_mut()?.for_each(|v| *v = 7.0);
+    match how {
+        "panic" => panic!("write_failing was asked to panic"),
+        _ => Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "write_failing was asked to fail",
+        )),
+    }
+}
+
+/// `write_unnamed(a, b)`: `write_both` without `#[tensor_args]`, whose refusal names neither.
+#[pyfunction]
+pub fn write_unnamed(
+    mut a: TensorArg<'_, f32, 1, ReadWrite>,
+    mut b: TensorArg<'_, f32, 1, ReadWrite>,
+) -> PyResult<f32> {
+    a.iter_mut()?.take(1).for_each(|v| *v = 1.0);
+    b.iter_mut()?.take(1).for_each(|v| *v = 2.0);
+    Ok(a.iter()?.next().unwrap_or(0.0))
 }

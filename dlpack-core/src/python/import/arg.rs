@@ -140,6 +140,53 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 /// })?;
 /// # Ok::<(), PyErr>(())
 /// ```
+///
+/// # Borrows: what Rust may hold, and what Python may still do
+///
+/// Before the body runs, the argument's memory (the bytes its elements reach) is registered in
+/// a borrow table that every `TensorArg` and [`with_tensor_view`](crate::python::with_tensor_view)
+/// of the process share, other extensions built on this crate included; it is released when
+/// the argument is dropped, whichever way the function ends. A writable (`ReadWrite`) argument
+/// is refused when any other live view overlaps it, and any argument when a live writable one
+/// does, with a `BufferError` naming both: `f(x, x)`, `f(x[:4], x[1:])`, a callback that hands
+/// `x` to another typed function while the body holds it writable. Disjoint views of one
+/// array (`x[::2]` and `x[1::2]`, the two halves) are lent side by side. So the `&mut [T]` of
+/// [`as_slice_mut`](Self::as_slice_mut) is the only reference to its elements that Rust code
+/// holds. A tensor the import copied (`IS_COPIED`) is no one else's and is not registered.
+///
+/// ```text
+/// #[tensor_args] #[pyfunction]
+/// fn add_(mut a: TensorArg<'_, f32, ANY_NDIM, ReadWrite>, b: TensorArg<'_, f32>) -> PyResult<()>
+///
+/// >>> x = numpy.arange(4, dtype=numpy.float32)
+/// >>> ext.add_(x, x)
+/// BufferError: add_(): argument 'b' overlaps argument 'a', which is writable: Rust may not
+/// hold a writable view of memory that another view reads or writes (pass a copy, or disjoint
+/// slices)
+/// >>> ext.add_(x[::2], x[1::2])      # disjoint: lent side by side
+/// >>> ext.add_(x, x.copy())
+/// ```
+///
+/// As with rust-numpy's `PyReadonlyArray`/`PyReadwriteArray`, which keep the same kind of
+/// table, Python code itself is not stopped. Where the body runs Python code — a callback it
+/// calls, or other threads while it releases the GIL (`py.detach`):
+///
+/// - **Python can write the elements** (`x[0] = 1`, `x.fill(0)`, `t.add_(1)`): the body then
+///   reads values that change under it, a data race if another thread writes. Read what you
+///   need before calling back into Python, or take a copy.
+/// - **Python can replace the tensor's storage** (`t.set_(torch.empty(0))`, `t.resize_(…)`).
+///   A `ReadOnly` argument lent in place through the tensor class's exchange table (PyTorch,
+///   PaddlePaddle, TVM FFI) points into the storage without holding it, and would read freed
+///   memory: a body that calls Python code should take its arguments `Owned` (or
+///   `ReadWrite`), which hold the storage through their export and keep reading the old
+///   memory. NumPy refuses to resize an array whose buffer is lent.
+/// - **`Owned` invites releasing the GIL** — that is what it is for — and then any Python
+///   thread may write the array, as above. The borrow table still stops every other typed
+///   argument and `with_tensor_view`.
+///
+/// What the table does not see: a [`ManagedTensor`] that [`import_tensor`](crate::python::import_tensor)
+/// or [`into_tensor`](Self::into_tensor) hands over owns its export, and its views are its own;
+/// two imports of one array are two owners of one memory, as two `__dlpack__` capsules are.
 pub struct TensorArg<
     'a,
     T: ArgType = DataType,

@@ -11,12 +11,17 @@
 //! the stream rule of `__dlpack__` and the consumer's decisions, and [`from_dlpack`] goes
 //! through it.
 //!
+//! Every consumer decides how to read an object in one place (`route.rs`: the buffer, a
+//! capsule, the exchange table, `__dlpack__`), and every view that Rust code holds of
+//! Python-owned memory is registered in the borrow table (`borrow.rs`) before it is lent.
+//!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
 //! tests
 //! arg view
 //! cuda
 //! ask settle
+//! borrow route
 //! buffer host_copy table torch
 //! ```
 

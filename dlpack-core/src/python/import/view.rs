@@ -31,6 +31,15 @@ use crate::tensor::{Flags, TensorView};
 /// Either way the view is validated as every import is, and it cannot outlive the call: the
 /// borrow checker refuses a view, slice or element reference that escapes `f`.
 ///
+/// While `f` runs, the view is registered in the borrow table [`TensorArg`](crate::python::TensorArg)
+/// arguments share ("Borrows" on its page): a view of memory that a live writable argument
+/// holds is refused with a `BufferError` naming it
+/// (`with_tensor_view(): the tensor overlaps argument 'x' of scale_(), which is writable`), and
+/// so is a writable argument taken inside `f` over the memory it reads. Python code that `f`
+/// calls, or that runs while `f` releases the GIL, can still write the elements, or replace
+/// the storage of a tensor lent in place through its class's exchange table: read what you
+/// need before calling back into Python.
+///
 /// A `DLTensor` carries no flags, so a tensor its producer holds read-only is lent through
 /// the owning path, which says so (and `TensorView` only reads). On a device with streams,
 /// a producer that names a current work stream is imported through `__dlpack__`, which

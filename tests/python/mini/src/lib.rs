@@ -193,6 +193,24 @@ fn site_from_dlpack<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>
     })
 }
 
+/// `fill(x, value)`: writes `value` into every element of a float32 tensor of any library, in
+/// place: an extension of its own beside `dlpack_demo`, whose views share one borrow table
+/// with it (`tests/python/test_borrows.py`).
+#[dlpack_core::python::tensor_args]
+#[pyfunction]
+fn fill(
+    mut x: dlpack_core::python::TensorArg<
+        '_,
+        f32,
+        { dlpack_core::tensor::require::ANY_NDIM },
+        dlpack_core::tensor::require::ReadWrite,
+    >,
+    value: f32,
+) -> PyResult<()> {
+    x.iter_mut()?.for_each(|v| *v = value);
+    Ok(())
+}
+
 #[pymodule]
 fn mini(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DType>()?;
@@ -203,6 +221,7 @@ fn mini(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Bytes>()?;
     m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(site_from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(fill, m)?)?;
     dlpack_core::python::add_values::<DType>(m)?;
     dlpack_core::python::add_values::<Place>(m)
 }
