@@ -57,10 +57,15 @@ use crate::tensor::{ManagedTensor, TensorParts};
 ///   [`CheckedLayout`](crate::tensor::CheckedLayout) is the usual holder), or `'static` data.
 ///
 /// A `#[pyclass(frozen)]` whose storage is set once at construction (a `Vec` never touched
-/// again, an `Arc<[T]>` whose other clones are only read) keeps all four. A class whose
+/// again, an `Arc<[T]>` whose other clones are only read) keeps these four. A class whose
 /// storage can change keeps them by refusing (`Err`) in `borrow_parts`: this crate's consumers
 /// then import it through [`export`](Self::export) (or `__dlpack__`), whose tensor keeps its
 /// memory alive by itself.
+///
+/// And [`current_work_stream`](Self::current_work_stream), whose answer the table hands C
+/// consumers (TVM FFI, PaddlePaddle) to queue work on, gives null (the default, always right)
+/// or a live stream of the device it was asked for (this crate's consumers only ask whether
+/// there is one).
 ///
 /// ```
 /// use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor};
