@@ -130,7 +130,8 @@
 //! type. PaddlePaddle and TVM FFI publish and consume it.
 //!
 //! **Producer.** Implement [`ExchangeTensor`] for your `#[pyclass]` (what each function does for
-//! your type), make its table once as a `static` ([`ExchangeApi::new`]: version 1.3,
+//! your type; `unsafe`, since consumers read the memory it lends on its word: see its
+//! `# Safety`), make its table once as a `static` ([`ExchangeApi::new`]: version 1.3,
 //! `prev_api` null), and publish it as a class attribute:
 //!
 //! ```
@@ -160,7 +161,9 @@
 //!
 //! static EXCHANGE: ExchangeApi = ExchangeApi::new::<Floats>();
 //!
-//! impl ExchangeTensor for Floats {
+//! // SAFETY: `data` is an `Arc<[f32]>` that the frozen class never replaces and nobody writes
+//! // (an `Arc` gives no `&mut` while shared), and `layout`, checked for it, stays beside it.
+//! unsafe impl ExchangeTensor for Floats {
 //!     // May run without the GIL: no Python here.
 //!     fn allocate(dtype: DataType, shape: &[i64], device: Device) -> Result<ManagedTensor, AllocError> {
 //!         if (dtype, device) != (DataType::F32, Device::CPU) {

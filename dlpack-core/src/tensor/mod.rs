@@ -195,6 +195,37 @@
 //! producer's memory (`python::with_tensor_view`, `python::from_dlpack`) is held to the same
 //! contract by the producer: Python code that writes the array (`array.fill(0)`) while a Rust
 //! view reads it breaks it, as it does for every Rust binding of NumPy.
+//!
+//! # Where user code hands the crate pointers
+//!
+//! The rule at every boundary: a pointer, length or stride that your code hands the crate, and
+//! that the crate later reads, comes through an `unsafe` trait or function whose `# Safety`
+//! says what you promise; a safe item only describes (nothing reads through it on trust) or
+//! hands over values the crate checks. Item by item, in the public API:
+//!
+//! | item | what it hands the crate | `unsafe`? | why no safe code can make the crate read bad memory |
+//! |---|---|---|---|
+//! | [`TensorOwner`] | the data pointer, shape, strides, byte offset and device of an export, read by every consumer until the deleter runs | `unsafe trait` | the implementer promises the same answer each call, memory valid until the owner drops, exclusive or `READ_ONLY`; the layout is checked by the import rules too |
+//! | [`TensorParts::new`], [`host`](TensorParts::host), [`with_strides`](TensorParts::with_strides), [`with_byte_offset`](TensorParts::with_byte_offset), [`with_flags`](TensorParts::with_flags), [`from_layout`](TensorParts::from_layout) | a raw data pointer and dimensions | safe | they only describe: the crate reads parts only as an `unsafe` trait's answer ([`TensorOwner`], `python::ExchangeTensor`) |
+//! | [`TensorParts::to_dl_tensor`] | gives a `DLTensor` back | safe | a plain C struct: reading through it takes [`TensorView::from_dl_tensor`], which is `unsafe` |
+//! | [`CheckedLayout::new`], `From<&TensorMeta>` | a shape, strides, data type, offset: no pointer | safe | values, checked by the export's rules (a view's were checked by the import's) |
+//! | [`ManagedTensor::from_owner`], [`LegacyManagedTensor::from_legacy_owner`] | an owner | safe | the bound `O: TensorOwner` carries the promise |
+//! | [`ManagedTensor::from_vec`], [`from_boxed`](ManagedTensor::from_boxed), [`from_arc`](ManagedTensor::from_arc) | a Rust buffer and a shape | safe | the crate owns (or shares read-only) the buffer and checks the shape against its length |
+//! | [`ManagedTensor::from_raw`] (both ABIs) | a C tensor, with its deleter | `unsafe fn` | the caller promises a live tensor handed over, unwritten while a view lives, its deleter callable on any thread; the metadata is validated anyway |
+//! | [`TensorView::from_dl_tensor`], [`TensorViewMut::from_dl_tensor`] | a `DLTensor` | `unsafe fn` | the caller promises the memory for the view's lifetime; no safe constructor of a view exists, so nothing can forge one |
+//! | [`ToDlpackTensor`] | a [`ManagedTensor`], or a `&TensorView` lent to `with_tensor_view` | safe trait | it can hand on only what a checked or `unsafe` constructor made: a view cannot be made from a pointer in safe code |
+//! | [`FromDlpackTensor`], [`DlpackDataType`](trait@crate::DlpackDataType), [`DlpackDevice`](trait@crate::DlpackDevice), the traits of [`dispatch`](crate::dispatch) | values (data types, devices), or nothing: they receive | safe | every typed read checks the tensor's data type against [`Element::DATA_TYPE`](crate::Element::DATA_TYPE) itself |
+//! | [`Element`](crate::Element) | a Rust type that a tensor's bytes are read as | `unsafe trait` | the implementer promises its size and that every bit pattern of the data type is a valid value |
+//! | `python::ExchangeTensor` | the data, shape and strides `borrow_parts` lends through the C exchange table, and a work stream | `unsafe trait` | the implementer promises them valid, unmoved and unwritten behind the reader for as long as the object lives (a non-frozen class's `&mut self` methods included), and a stream live |
+//! | `python::ExchangeApi::new` | a type's table | safe | the bound `T: ExchangeTensor` carries the promise |
+//! | `python::TensorClass`, `python::CpuTensor`, `python::PyTensor::new`, `python::DlpackRequest::capsule` | a [`ManagedTensor`], a [`ToDlpackTensor`] source or a [`TensorOwner`] | safe | by the rows above |
+//! | `python::DlpackRequest::cuda_capsule`, `sync_for_consumer`, `cuda::sync_for_consumer`, `cuda::CudaBuffer::into_dlpack_for` | a consumer's CUDA stream handle (`cuda::StreamArg::Handle`) | `unsafe fn` | the caller promises a live stream of the device; `StreamArg` itself is a value nothing else hands the driver |
+//! | `cuda::CudaBuffer::new`, `from_host`, `cuda::CudaTensorView::new` | a cudarc `CudaSlice`, a host slice, a view | safe | cudarc owns the allocation; a view was validated (or made `unsafe`ly) first |
+//! | `bridges::candle::share`, `bridges::candle::Shared::new` | a candle tensor whose storage candle writes in place | `unsafe fn` | the caller promises no in-place write while the export lives |
+//! | `bridges::safetensors::Tensors::new`, `bridges::safetensors::tensors` | an `Arc<B>` of bytes (`B: AsRef<[u8]>`) | safe | `as_ref` is asked once, every tensor checked to lie in the slice it gave, and an `Arc` gives no `&mut` while the export holds a clone |
+//! | `bridges::burn` | burn's `TensorData` and tensors | safe | the bytes are checked against the data type and shape, and taken for writing through burn (a copy if shared) |
+//! | `ffi::DLPackExchangeAPI::from_chain` | a table's header pointer | `unsafe fn` | the caller promises a live chain of tables |
+//! | `python::capsule_tensor`, and every consumer (`import_tensor`, `with_tensor_view`, `TensorArg`) of a Python object's `__dlpack__` capsule or `__dlpack_c_exchange_api__` table | a `PyCapsule` named `dltensor`, `dltensor_versioned` or `dlpack_exchange_api` | safe | the DLPack protocol: a capsule's name is its maker's promise of what it holds, trusted as NumPy's and PyTorch's `from_dlpack` trust it, and as rust-numpy trusts NumPy's `_ARRAY_API` capsule. Making such a capsule over something else is outside what this crate can check: C code, `ctypes`, or PyO3's `PyCapsule::new` given one of these names |
 
 pub(crate) mod convert;
 pub(crate) mod error;

@@ -20,7 +20,11 @@ use crate::dtype::DType;
 /// The table, one for the type, published by the `__dlpack_c_exchange_api__` class attribute.
 pub static EXCHANGE: ExchangeApi = ExchangeApi::new::<Tensor>();
 
-impl ExchangeTensor for Tensor {
+// SAFETY: `borrow_parts` describes `shared`, which the frozen class never replaces: its memory
+// (ours, or a foreign tensor it keeps alive) and the layout checked for it when the tensor was
+// made live as long as the object, on the device the tensor was made on. After `arange` made
+// it, Rust writes the elements only when Python asks (`fill`), as NumPy's `ndarray.fill` does.
+unsafe impl ExchangeTensor for Tensor {
     /// A zeroed tensor in memory of ours: host memory, or (feature `cuda`) a CUDA device's.
     /// Python is attached only to read an error.
     fn allocate(

@@ -28,7 +28,8 @@ use crate::python::values::classify::EXCHANGE_API;
 ///
 /// #[pyclass(frozen)]
 /// struct Tensor(Vec<f32>);
-/// # impl ExchangeTensor for Tensor {
+/// # // SAFETY: `borrow_parts` lends nothing; it only refuses.
+/// # unsafe impl ExchangeTensor for Tensor {
 /// #     fn allocate(_: DataType, _: &[i64], _: Device) -> Result<ManagedTensor, AllocError> { Err(AllocError::Value("no".into())) }
 /// #     fn export(&self, _: Python<'_>) -> PyResult<ManagedTensor> { Ok(ManagedTensor::from_vec(self.0.clone(), &[self.0.len()])?) }
 /// #     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }
@@ -72,7 +73,8 @@ impl ExchangeApi {
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
     /// # #[pyclass(frozen)] struct Tensor;
-    /// # impl ExchangeTensor for Tensor {
+    /// # // SAFETY: `borrow_parts` lends nothing; it only refuses.
+    /// # unsafe impl ExchangeTensor for Tensor {
     /// #     fn allocate(_: DataType, _: &[i64], _: Device) -> Result<ManagedTensor, AllocError> { Err(AllocError::Value("no".into())) }
     /// #     fn export(&self, _: Python<'_>) -> PyResult<ManagedTensor> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }
     /// #     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }
@@ -107,7 +109,8 @@ impl ExchangeApi {
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
     /// # #[pyclass(frozen)] struct Tensor;
-    /// # impl ExchangeTensor for Tensor {
+    /// # // SAFETY: `borrow_parts` lends nothing; it only refuses.
+    /// # unsafe impl ExchangeTensor for Tensor {
     /// #     fn allocate(_: DataType, _: &[i64], _: Device) -> Result<ManagedTensor, AllocError> { Err(AllocError::Value("no".into())) }
     /// #     fn export(&self, _: Python<'_>) -> PyResult<ManagedTensor> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }
     /// #     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }
@@ -133,7 +136,8 @@ impl ExchangeApi {
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
     /// # #[pyclass(frozen)] struct Tensor;
-    /// # impl ExchangeTensor for Tensor {
+    /// # // SAFETY: `borrow_parts` lends nothing; it only refuses.
+    /// # unsafe impl ExchangeTensor for Tensor {
     /// #     fn allocate(_: DataType, _: &[i64], _: Device) -> Result<ManagedTensor, AllocError> { Err(AllocError::Value("no".into())) }
     /// #     fn export(&self, _: Python<'_>) -> PyResult<ManagedTensor> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }
     /// #     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }

@@ -167,9 +167,11 @@ pub(super) unsafe extern "C" fn dltensor_from_py_object<T: ExchangeTensor>(
         let raw = T::borrow_parts(&*tensor)?
             .borrowed()
             .map_err(|err| PyBufferError::new_err(err.to_string()))?;
-        // SAFETY: `out` is non-null (checked) and writable (the caller's contract). What it
-        // points at is `T`'s own shape and strides, which `borrow_parts` promises live with
-        // the object the caller holds.
+        // SAFETY: `out` is non-null (checked) and writable (the caller's contract). What the
+        // `DLTensor` points at (`T`'s data, shape and strides) is valid, unmoved and unwritten
+        // for as long as the object the caller holds lives: the promise of every
+        // `unsafe impl ExchangeTensor` (the trait's `# Safety`), which is what lets the
+        // consumer read it after the borrow of `tensor` ends here.
         unsafe { out.write(raw) };
         Ok(())
     })

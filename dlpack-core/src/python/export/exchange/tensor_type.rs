@@ -14,10 +14,58 @@ use crate::error::Error;
 use crate::tensor::{ManagedTensor, TensorParts};
 
 /// A `#[pyclass]` tensor type that publishes DLPack's C exchange API: what each of the table's
-/// five functions does for it. [`ExchangeApi::new`](crate::python::ExchangeApi::new) makes the table from these methods, and
-/// the functions around them catch panics and turn every error into what `dlpack.h` asks for.
+/// five functions does for it. [`ExchangeApi::new`](crate::python::ExchangeApi::new) makes the
+/// table from these methods, and the functions around them catch panics and turn every error
+/// into what `dlpack.h` asks for.
 ///
 /// See the [module documentation](crate::python), "The C exchange API", for a whole producer.
+///
+/// The trait is `unsafe` to implement because of [`borrow_parts`](Self::borrow_parts): the
+/// table hands its pointers (data, shape, strides) to C consumers and to this crate's own
+/// ([`with_tensor_view`](crate::python::with_tensor_view),
+/// [`TensorArg`](crate::python::TensorArg)), which read them for as long as they hold the
+/// Python object, long after the `&self` borrow has ended, and check nothing the pointers
+/// lead to. Only the implementor knows that the memory stays put that long, so the promise is
+/// the implementor's (as with [`TensorOwner`](crate::tensor::TensorOwner), and rust-numpy's
+/// `Element`); calling the method is harmless (it only describes), so it is not an
+/// `unsafe fn`, whose contract would bind the caller instead.
+///
+/// # Safety
+///
+/// What [`borrow_parts`](Self::borrow_parts) returns on success is read on trust, from the
+/// moment it returns for as long as the Python object it was called on is alive. An
+/// implementation must ensure, for that whole time:
+///
+/// - **Valid memory.** `data + byte_offset` plus every offset the shape and strides reach, in
+///   elements of the data type, is memory on the named device that holds an initialised
+///   element of that type (no byte other than 0 or 1 for `bool`). The device is the truth:
+///   memory a CPU cannot read is never described as `kDLCPU`, and a device pointer is one of
+///   that device's. An empty tensor may have any data pointer, null included.
+/// - **Not freed, moved or replaced.** The memory stays where it is: the object does not drop,
+///   reallocate or swap its storage, through any method (a `&mut self` method of a class that
+///   is not `frozen` runs while a consumer reads, since the table holds no borrow of the
+///   object), nor does anything else that holds the storage (an `Arc`'s other clones).
+/// - **Not written behind the reader.** Nothing but Python code writes the elements: no other
+///   thread, no atomic or cell the storage is made of, no Rust method that writes without
+///   Python asking. An in-place method that Python calls (`fill`) is Python code writing the
+///   array, like NumPy's `ndarray.fill`, and is held to what the [`tensor`](crate::tensor)
+///   module says of Python code during a view (its table of what a zero-copy export shares,
+///   "Imports").
+/// - **Shape and strides stay.** The shape and strides the parts point at (the `int64_t`
+///   slices, which a borrowed `DLTensor` points at without a copy) live, unchanged, as long as
+///   the object: fields of the object that no method replaces (a
+///   [`CheckedLayout`](crate::tensor::CheckedLayout) is the usual holder), or `'static` data.
+///
+/// A `#[pyclass(frozen)]` whose storage is set once at construction (a `Vec` never touched
+/// again, an `Arc<[T]>` whose other clones are only read) keeps these four. A class whose
+/// storage can change keeps them by refusing (`Err`) in `borrow_parts`: this crate's consumers
+/// then import it through [`export`](Self::export) (or `__dlpack__`), whose tensor keeps its
+/// memory alive by itself.
+///
+/// And [`current_work_stream`](Self::current_work_stream), whose answer the table hands C
+/// consumers (TVM FFI, PaddlePaddle) to queue work on, gives null (the default, always right)
+/// or a live stream of the device it was asked for (this crate's consumers only ask whether
+/// there is one).
 ///
 /// ```
 /// use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor};
@@ -29,7 +77,9 @@ use crate::tensor::{ManagedTensor, TensorParts};
 /// #[pyclass(frozen)]
 /// struct Empty;
 ///
-/// impl ExchangeTensor for Empty {
+/// // SAFETY: `borrow_parts` describes an empty tensor, whose data is never read, with a
+/// // `'static` shape and strides.
+/// unsafe impl ExchangeTensor for Empty {
 ///     fn allocate(_: DataType, _: &[i64], _: Device) -> Result<ManagedTensor, AllocError> {
 ///         Err(AllocError::Value("Empty allocates nothing".into()))
 ///     }
@@ -47,7 +97,37 @@ use crate::tensor::{ManagedTensor, TensorParts};
 /// static API: ExchangeApi = ExchangeApi::new::<Empty>();
 /// assert_eq!(API.as_raw().header.version.minor, 3);
 /// ```
-pub trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> {
+///
+/// Without `unsafe`, an implementation does not compile (E0200): here, one that would lend a
+/// vector it then lets a `&mut self` method replace.
+///
+/// ```compile_fail,E0200
+/// use dlpack_core::python::{AllocError, ExchangeTensor};
+/// use dlpack_core::tensor::TensorParts;
+/// use dlpack_core::{DataType, Device, ManagedTensor};
+/// use pyo3::prelude::*;
+///
+/// #[pyclass]
+/// struct Resizable(Vec<u32>, [i64; 1]);
+///
+/// impl ExchangeTensor for Resizable {
+///     fn allocate(_: DataType, _: &[i64], _: Device) -> Result<ManagedTensor, AllocError> {
+///         Err(AllocError::Value("no".into()))
+///     }
+///     fn export(&self, _: Python<'_>) -> PyResult<ManagedTensor> {
+///         Ok(ManagedTensor::from_vec(self.0.clone(), &[self.0.len()])?)
+///     }
+///     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> {
+///         Ok(TensorParts::host(self.0.as_ptr().cast_mut(), &self.1).with_strides(&[1_i64]))
+///     }
+///     fn import(_: Python<'_>, t: ManagedTensor) -> PyResult<Self> {
+///         let data = t.view()?.to_vec::<u32>()?;
+///         let n = [data.len() as i64];
+///         Ok(Resizable(data, n))
+///     }
+/// }
+/// ```
+pub unsafe trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> {
     /// `managed_tensor_allocator`: a new tensor of this library of `dtype`, `shape` and
     /// `device` (the prototype's, checked as an import checks them). It may run without the
     /// GIL (TVM FFI releases it around some calls), so it must not touch Python objects; its
@@ -60,7 +140,9 @@ pub trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> {
     /// # use pyo3::prelude::*;
     /// # #[pyclass(frozen)] struct Floats(Vec<f32>, CheckedLayout);
     /// # impl Floats { fn new(data: Vec<f32>) -> Self { let n = [data.len()]; let l = CheckedLayout::new(&TensorParts::host(data.as_ptr().cast_mut(), &n)).unwrap(); Floats(data, l) } }
-    /// # impl ExchangeTensor for Floats {
+    /// # // SAFETY: a frozen class whose `Vec` no method writes or replaces, described by a
+    /// # // layout checked for its length and kept beside it.
+    /// # unsafe impl ExchangeTensor for Floats {
     /// #     fn allocate(dtype: DataType, shape: &[i64], device: Device) -> Result<ManagedTensor, AllocError> {
     /// #         if (dtype, device) != (DataType::F32, Device::CPU) { return Err(AllocError::Value(format!("no {dtype} on {device}"))); }
     /// #         let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
@@ -93,7 +175,9 @@ pub trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> {
     /// # use pyo3::prelude::*;
     /// # #[pyclass(frozen)] struct Floats(Vec<f32>, CheckedLayout);
     /// # impl Floats { fn new(data: Vec<f32>) -> Self { let n = [data.len()]; let l = CheckedLayout::new(&TensorParts::host(data.as_ptr().cast_mut(), &n)).unwrap(); Floats(data, l) } }
-    /// # impl ExchangeTensor for Floats {
+    /// # // SAFETY: a frozen class whose `Vec` no method writes or replaces, described by a
+    /// # // layout checked for its length and kept beside it.
+    /// # unsafe impl ExchangeTensor for Floats {
     /// #     fn allocate(dtype: DataType, shape: &[i64], device: Device) -> Result<ManagedTensor, AllocError> {
     /// #         if (dtype, device) != (DataType::F32, Device::CPU) { return Err(AllocError::Value(format!("no {dtype} on {device}"))); }
     /// #         let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
@@ -118,6 +202,10 @@ pub trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> {
     /// `DLTensor` points at without an allocation ([`TensorParts::to_dl_tensor`]); a
     /// [`CheckedLayout`](crate::tensor::CheckedLayout) gives them and spares the checks.
     ///
+    /// The answer is read on trust for as long as the object lives: see the trait's
+    /// `# Safety` section for what it must satisfy. A tensor whose storage may change
+    /// refuses here (any `Err`), and is imported through [`export`](Self::export) instead.
+    ///
     /// ```
     /// # use dlpack_core::python::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::{CheckedLayout, TensorParts};
@@ -125,7 +213,9 @@ pub trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> {
     /// # use pyo3::prelude::*;
     /// # #[pyclass(frozen)] struct Floats(Vec<f32>, CheckedLayout);
     /// # impl Floats { fn new(data: Vec<f32>) -> Self { let n = [data.len()]; let l = CheckedLayout::new(&TensorParts::host(data.as_ptr().cast_mut(), &n)).unwrap(); Floats(data, l) } }
-    /// # impl ExchangeTensor for Floats {
+    /// # // SAFETY: a frozen class whose `Vec` no method writes or replaces, described by a
+    /// # // layout checked for its length and kept beside it.
+    /// # unsafe impl ExchangeTensor for Floats {
     /// #     fn allocate(dtype: DataType, shape: &[i64], device: Device) -> Result<ManagedTensor, AllocError> {
     /// #         if (dtype, device) != (DataType::F32, Device::CPU) { return Err(AllocError::Value(format!("no {dtype} on {device}"))); }
     /// #         let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
@@ -153,7 +243,9 @@ pub trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> {
     /// # use pyo3::prelude::*;
     /// # #[pyclass(frozen)] struct Floats(Vec<f32>, CheckedLayout);
     /// # impl Floats { fn new(data: Vec<f32>) -> Self { let n = [data.len()]; let l = CheckedLayout::new(&TensorParts::host(data.as_ptr().cast_mut(), &n)).unwrap(); Floats(data, l) } }
-    /// # impl ExchangeTensor for Floats {
+    /// # // SAFETY: a frozen class whose `Vec` no method writes or replaces, described by a
+    /// # // layout checked for its length and kept beside it.
+    /// # unsafe impl ExchangeTensor for Floats {
     /// #     fn allocate(dtype: DataType, shape: &[i64], device: Device) -> Result<ManagedTensor, AllocError> {
     /// #         if (dtype, device) != (DataType::F32, Device::CPU) { return Err(AllocError::Value(format!("no {dtype} on {device}"))); }
     /// #         let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
@@ -184,7 +276,9 @@ pub trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> {
     /// # use pyo3::prelude::*;
     /// # #[pyclass(frozen)] struct Floats(Vec<f32>, CheckedLayout);
     /// # impl Floats { fn new(data: Vec<f32>) -> Self { let n = [data.len()]; let l = CheckedLayout::new(&TensorParts::host(data.as_ptr().cast_mut(), &n)).unwrap(); Floats(data, l) } }
-    /// # impl ExchangeTensor for Floats {
+    /// # // SAFETY: a frozen class whose `Vec` no method writes or replaces, described by a
+    /// # // layout checked for its length and kept beside it.
+    /// # unsafe impl ExchangeTensor for Floats {
     /// #     fn allocate(dtype: DataType, shape: &[i64], device: Device) -> Result<ManagedTensor, AllocError> {
     /// #         if (dtype, device) != (DataType::F32, Device::CPU) { return Err(AllocError::Value(format!("no {dtype} on {device}"))); }
     /// #         let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();

@@ -43,7 +43,9 @@ impl Floats {
 
 static API: ExchangeApi = ExchangeApi::new::<Floats>();
 
-impl ExchangeTensor for Floats {
+// SAFETY: a frozen class; `data` is never written nor replaced after `new`, and `layout` was
+// checked for its length and lives beside it.
+unsafe impl ExchangeTensor for Floats {
     fn allocate(
         dtype: DataType,
         shape: &[i64],
@@ -328,6 +330,109 @@ fn consumers_go_through_the_table_before_dlpack() {
         let empty = Bound::new(py, Floats::new(vec![], false))?;
         let err = import_tensor(empty.as_any(), None, None).unwrap_err();
         assert_eq!(err.value(py).to_string(), "__dlpack__ was called");
+        Ok(())
+    });
+}
+
+/// An honest producer that is not `frozen`: its `&mut self` method changes its name and leaves
+/// the storage alone, which is what `unsafe impl ExchangeTensor` promises of it.
+#[pyclass]
+struct Named {
+    data: std::sync::Arc<[f32]>,
+    layout: CheckedLayout,
+    name: String,
+}
+
+impl Named {
+    fn new(data: &[f32]) -> Self {
+        let data: std::sync::Arc<[f32]> = data.into();
+        let shape = [data.len()];
+        let parts = TensorParts::host(data.as_ptr().cast_mut(), &shape);
+        let layout = CheckedLayout::new(&parts).unwrap();
+        Self {
+            data,
+            layout,
+            name: "a".into(),
+        }
+    }
+}
+
+static NAMED_API: ExchangeApi = ExchangeApi::new::<Named>();
+
+// SAFETY: `data` is set in `new` and never replaced (`rename`, the one `&mut self` method,
+// touches only `name`); an `Arc` gives no `&mut` while shared, so nobody writes it; `layout`
+// was checked for it and is never replaced either.
+unsafe impl ExchangeTensor for Named {
+    fn allocate(_: DataType, _: &[i64], _: Device) -> Result<ManagedTensor, AllocError> {
+        Err(AllocError::Value("Named allocates nothing".into()))
+    }
+
+    fn export(&self, _py: Python<'_>) -> PyResult<ManagedTensor> {
+        Ok(ManagedTensor::from_arc(
+            std::sync::Arc::clone(&self.data),
+            &[self.data.len()],
+        )?)
+    }
+
+    fn borrow_parts(&self) -> PyResult<TensorParts<'_>> {
+        let data = self.data.as_ptr().cast_mut().cast();
+        Ok(TensorParts::from_layout(data, Device::CPU, &self.layout))
+    }
+
+    fn import(_py: Python<'_>, tensor: ManagedTensor) -> PyResult<Self> {
+        Ok(Self::new(&tensor.view()?.to_vec::<f32>()?))
+    }
+}
+
+#[pymethods]
+impl Named {
+    #[classattr]
+    fn __dlpack_c_exchange_api__(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
+        NAMED_API.capsule(py)
+    }
+
+    /// Refused, so that a view that succeeds went through the table.
+    #[pyo3(signature = (**_kwargs))]
+    fn __dlpack__(&self, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        Err(PyRuntimeError::new_err("__dlpack__ was called"))
+    }
+
+    fn rename(&mut self, name: String) {
+        self.name = name;
+    }
+}
+
+#[test]
+fn an_honest_producer_that_is_not_frozen_lends_through_the_table() {
+    with_python(|py| {
+        let named = Bound::new(py, Named::new(&[1.0, 2.0, 4.0]))?;
+        let data = std::sync::Arc::clone(&named.borrow().data);
+        let sum = with_tensor_view(named.as_any(), |view| -> PyResult<f32> {
+            // Lent, not copied: the producer's own memory.
+            assert_eq!(view.data_ptr(), data.as_ptr().cast());
+            // The table holds no borrow of the object, so its `&mut self` method runs while
+            // the view reads; the promise is that it leaves the storage alone.
+            named.call_method1("rename", ("b",))?;
+            Ok(view.iter::<f32>()?.sum())
+        })??;
+        assert_eq!(sum, 7.0);
+        assert_eq!(named.borrow().name, "b");
+        // The C consumer's `DLTensor` points at the object's own data, shape and strides.
+        let mut borrowed = core::mem::MaybeUninit::<DLTensor>::uninit();
+        // SAFETY: our object, and room for a DLTensor.
+        let status = unsafe {
+            (NAMED_API.as_raw().dltensor_from_py_object_no_sync.unwrap())(
+                named.as_ptr().cast(),
+                borrowed.as_mut_ptr(),
+            )
+        };
+        assert_eq!(status, 0);
+        // SAFETY: the function wrote a whole DLTensor on success.
+        let borrowed = unsafe { borrowed.assume_init() };
+        let own = named.borrow();
+        assert_eq!(borrowed.data.cast_const(), own.data.as_ptr().cast());
+        assert_eq!(borrowed.shape.cast_const(), own.layout.shape().as_ptr());
+        assert_eq!(borrowed.strides.cast_const(), own.layout.strides().as_ptr());
         Ok(())
     });
 }
