@@ -190,3 +190,12 @@ def test_arguments_extracted_without_their_names_are_refused_too():
 def test_empty_tensors_overlap_nothing():
     x = np.arange(8, dtype=np.float32)
     assert dlpack_demo.write_both(x[:0], x[:0]) == 0.0
+
+
+@pytest.mark.parametrize("name,make,values", PEERS, ids=IDS)
+def test_an_import_cannot_read_what_the_body_writes(name, make, values):
+    x = make()
+    with refused("import_tensor(): the tensor overlaps argument 'x' of write_importing(), which is writable"):
+        dlpack_demo.write_importing(x, x)
+    assert values(x) == list(range(8))
+    assert dlpack_demo.write_importing(x, make()) == sum(range(8))

@@ -23,6 +23,7 @@ use pyo3::types::PyCapsule;
 
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
 use crate::python::error::buffer_error;
+use crate::python::import::borrow::{Holder, lent};
 use crate::python::message::repr;
 use crate::tensor::{LegacyManagedTensor, ManagedTensor};
 
@@ -170,6 +171,11 @@ pub fn legacy_capsule(
 /// `TypeError` for any other capsule, a `BufferError` for a versioned tensor whose major
 /// version is not 1 (its deleter has then been called, as the DLPack specification asks).
 ///
+/// The producer may lend the same memory to other consumers, so unless it copied
+/// (`IS_COPIED`), the tensor gives no mutable view and is registered as a reader in the
+/// borrow table of typed arguments for as long as it lives (see
+/// [`ManagedTensor`](crate::ManagedTensor) and [`TensorArg`](crate::python::TensorArg)).
+///
 /// ```
 /// use dlpack_core::ManagedTensor;
 /// use dlpack_core::python::{capsule_tensor, legacy_capsule};
@@ -187,6 +193,11 @@ pub fn legacy_capsule(
 /// # Ok::<(), PyErr>(())
 /// ```
 pub fn capsule_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor> {
+    lent(capsule.py(), take_tensor(capsule)?, Holder::CAPSULE)
+}
+
+/// [`capsule_tensor`] for the consumer's own steps, which register what they lend themselves.
+pub(crate) fn take_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor> {
     match take(capsule)? {
         Taken::Versioned(raw) => {
             // SAFETY: `take` renamed the capsule, so we are the only owner of a live tensor

@@ -122,6 +122,9 @@ pub enum TensorError {
     },
     /// A mutable view of a tensor flagged `READ_ONLY`.
     ReadOnly,
+    /// A mutable view of a tensor a Python producer lent without a copy, which it may lend to
+    /// other consumers too (see [`ManagedTensor`](crate::ManagedTensor)).
+    LentByProducer,
     /// Typed host access to data the CPU cannot read (`Device::CPU.can_access(device)` is false).
     NotHostAccessible {
         /// Where the data lives.
@@ -359,6 +362,12 @@ impl fmt::Display for TensorError {
             Self::ReadOnly => {
                 f.write_str("the tensor is flagged READ_ONLY; a mutable view of it was asked for")
             }
+            Self::LentByProducer => f.write_str(
+                "the tensor was imported from a Python producer without a copy, which may lend \
+                 the same memory to other views; a mutable view of it was asked for (write it \
+                 through a typed argument, TensorArg with ReadWrite, whose views are \
+                 borrow-checked, or import a copy with copy=True)",
+            ),
             Self::NotHostAccessible { device } => write!(
                 f,
                 "the data lives on {device}, which the CPU cannot read; copy it to the host first"

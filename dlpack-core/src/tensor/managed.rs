@@ -55,7 +55,18 @@ use crate::tensor::import::view_mut::TensorViewMut;
 /// `ManagedTensor` is `Send` and `Sync`: shared references give only reads, and the deleter,
 /// the only producer code it calls, needs ownership; [`from_raw`](Self::from_raw) requires a
 /// deleter that may run on any thread, as NumPy's, PyTorch's and TVM's are.
-pub struct ManagedTensor<M: Abi = DLManagedTensorVersioned>(Owned<M>);
+///
+/// A tensor imported from a Python producer without a copy (`python::import_tensor`,
+/// `python::capsule_tensor`) gives no mutable view: the producer may lend the same memory to
+/// any number of other consumers (each `__dlpack__` call is another capsule over it), so two
+/// such tensors could otherwise hand out two `&mut` over one array. Write Python-owned memory
+/// through a typed argument (`python::TensorArg<…, ReadWrite>`), whose views are
+/// borrow-checked, or import a copy (`copy=True`), which is the tensor's own.
+pub struct ManagedTensor<M: Abi = DLManagedTensorVersioned> {
+    owned: Owned<M>,
+    /// Imported from a Python producer that may lend the same memory again: no mutable view.
+    lent: bool,
+}
 
 /// The exports, which make versioned tensors: `ManagedTensor::from_vec(..)` needs no annotation
 /// (a constructor defined for both structs would need one). A legacy tensor is an export
@@ -74,7 +85,7 @@ impl ManagedTensor {
     /// ```
     pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Self, Error> {
         let how = Shaped::new(shape, data.len())?;
-        Ok(Self(allocation::export(data, &how)?))
+        Ok(Self::from_owned(allocation::export(data, &how)?))
     }
 
     /// Exports a boxed slice with `shape`, compact row-major, without copying.
@@ -109,7 +120,7 @@ impl ManagedTensor {
     /// ```
     pub fn from_arc<T: Element>(data: Arc<[T]>, shape: &[usize]) -> Result<Self, Error> {
         let how = Shaped::new(shape, data.len())?;
-        Ok(Self(allocation::export(data, &how)?))
+        Ok(Self::from_owned(allocation::export(data, &how)?))
     }
 
     /// Exports any [`TensorOwner`] without copying: the owner moves into the export's
@@ -148,7 +159,7 @@ impl ManagedTensor {
         owner: O,
         flags: Flags,
     ) -> Result<Self, TensorError> {
-        Ok(Self(allocation::export(
+        Ok(Self::from_owned(allocation::export(
             owner,
             &super::export::describe::Flagged(flags),
         )?))
@@ -186,7 +197,15 @@ impl ManagedTensor {
 /// What both ABIs do alike: take and hand over ownership, read the struct, validate a view.
 impl<M: Abi> ManagedTensor<M> {
     pub(crate) fn from_owned(owned: Owned<M>) -> Self {
-        Self(owned)
+        Self { owned, lent: false }
+    }
+
+    /// Marks a tensor a Python producer exported without a copy (not `IS_COPIED`): the
+    /// producer may lend its memory to other consumers, so it gives no mutable view.
+    #[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
+    pub(crate) fn lent_by_producer(mut self) -> Self {
+        self.lent = !self.flags().contains(Flags::IS_COPIED);
+        self
     }
 
     /// Takes ownership of a managed tensor from a producer (a `dltensor_versioned` or
@@ -254,14 +273,14 @@ impl<M: Abi> ManagedTensor<M> {
         // SAFETY: the caller hands the struct over, whatever this returns.
         unsafe { M::refuse_unreadable(ptr)? };
         // SAFETY: a readable struct handed over with the guarantees `Owned` needs.
-        Ok(Self(unsafe { Owned::from_raw(ptr) }))
+        Ok(Self::from_owned(unsafe { Owned::from_raw(ptr) }))
     }
 
     /// Exports `owner` as `M`: [`from_owner`](ManagedTensor::from_owner) for either ABI, in
     /// one allocation. Public exports are versioned (a constructor for both structs would need
     /// a type annotation at every call); the Python producer makes its legacy capsules here.
     pub(crate) fn export_owner<O: TensorOwner>(owner: O) -> Result<Self, TensorError> {
-        Ok(Self(allocation::export(owner, &ByOwner)?))
+        Ok(Self::from_owned(allocation::export(owner, &ByOwner)?))
     }
 
     /// Hands ownership to the caller (typically a C consumer, or a `PyCapsule`), who must
@@ -281,7 +300,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn into_raw(self) -> *mut M {
-        self.0.into_raw()
+        self.owned.into_raw()
     }
 
     /// The C struct, to read. Following its `shape`, `strides` or `data` pointers is up to
@@ -298,7 +317,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn as_raw(&self) -> &M {
-        self.0.get()
+        self.owned.get()
     }
 
     /// The producer's flags; none for a legacy tensor, whose struct has no field for them.
@@ -314,7 +333,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn flags(&self) -> Flags {
-        self.0.get().flags()
+        self.owned.get().flags()
     }
 
     /// The device the data lives on.
@@ -327,7 +346,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn device(&self) -> Device {
-        self.0.get().dl_tensor().device
+        self.owned.get().dl_tensor().device
     }
 
     /// The data type of the elements, as the producer wrote it (checked by
@@ -341,7 +360,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
     pub fn dtype(&self) -> DataType {
-        self.0.get().dl_tensor().dtype
+        self.owned.get().dl_tensor().dtype
     }
 
     /// A validated read-only view: shape, strides, data type, device, and typed access to
@@ -382,6 +401,9 @@ impl<M: Abi> ManagedTensor<M> {
         if self.flags().contains(Flags::READ_ONLY) {
             return Err(TensorError::ReadOnly.into());
         }
+        if self.lent {
+            return Err(TensorError::LentByProducer.into());
+        }
         let meta = self.meta()?;
         // SAFETY: as for `validated`; `&mut self` makes the access exclusive on our side, and
         // `from_raw`'s contract excludes other writers.
@@ -418,7 +440,7 @@ impl<M: Abi> ManagedTensor<M> {
     /// The validated metadata.
     #[inline]
     fn meta(&self) -> Result<TensorMeta<'_>, TensorError> {
-        let m = self.0.get();
+        let m = self.owned.get();
         // SAFETY: `from_raw`'s contract (or our own export) keeps the shape and strides valid
         // and unchanged while `self` lives.
         unsafe { TensorMeta::new(m.dl_tensor(), m.flags(), abi::strides_rule(m)) }
@@ -432,13 +454,17 @@ impl<M: Abi> ManagedTensor<M> {
             ndim: self.validated()?.ndim(),
             flags: self.flags(),
         };
-        Ok(ManagedTensor(allocation::export(self.0, &how)?))
+        let Self { owned, lent } = self;
+        Ok(ManagedTensor {
+            owned: allocation::export(owned, &how)?,
+            lent,
+        })
     }
 }
 
 impl<M: Abi> fmt::Debug for ManagedTensor<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let version = self.0.get().version();
+        let version = self.owned.get().version();
         let mut s = f.debug_struct(M::NAME);
         if let Some(version) = version {
             s.field(

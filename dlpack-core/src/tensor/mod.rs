@@ -192,9 +192,15 @@
 //!
 //! **Imports** read memory a producer lends: [`ManagedTensor::from_raw`] is `unsafe`, and its
 //! contract includes that nobody writes the tensor while a view of it lives. A Python
-//! producer's memory (`python::with_tensor_view`, `python::from_dlpack`) is held to the same
-//! contract by the producer: Python code that writes the array (`array.fill(0)`) while a Rust
-//! view reads it breaks it, as it does for every Rust binding of NumPy.
+//! producer may lend one array to any number of consumers, so Rust's side of that contract
+//! is kept by a borrow table (`python::TensorArg`, "Borrows"): every typed argument, every
+//! `python::with_tensor_view` is registered in it while it lives, a writable argument is
+//! refused where it overlaps any other, `python::import_tensor` and `python::capsule_tensor`
+//! refuse memory a live writable argument holds, and a tensor they hand over that its
+//! producer did not copy gives no mutable view ([`TensorError::LentByProducer`]). Python code
+//! that writes the array (`array.fill(0)`), or calls a function whose typed argument writes
+//! it, while a Rust view reads it still breaks the contract, as Python code writing a NumPy
+//! array does for every Rust binding of NumPy: no table can see it.
 //!
 //! # Where user code hands the crate pointers
 //!

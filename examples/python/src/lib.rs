@@ -46,7 +46,7 @@ mod dlpack_demo {
     #[pymodule_export]
     use super::typed::{
         arg_meta, owned_and_written, read_then_write, row_sums, scale, total_detached, view_meta,
-        write_both, write_calling, write_failing, write_unnamed, write_viewing,
+        write_both, write_calling, write_failing, write_importing, write_unnamed, write_viewing,
     };
     #[pymodule_export]
     use super::{DType, PyDevice, Tensor};

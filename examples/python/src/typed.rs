@@ -5,8 +5,9 @@
 //! `arg_meta` / `view_meta`, what an argument of each form and `with_tensor_view` see of any
 //! tensor, for the tests that hold the NumPy buffer path to the `__dlpack__` one; and the
 //! hostile ones (`write_both`, `read_then_write`, `owned_and_written`, `write_calling`,
-//! `write_viewing`, `write_failing`, `write_unnamed`), which try to alias one array through
-//! two arguments, a callback, a nested view, and release it on every path.
+//! `write_viewing`, `write_importing`, `write_failing`, `write_unnamed`), which try to alias one
+//! array through two arguments, a callback, a nested view or an import, and release it on
+//! every path.
 
 use dlpack_core::DataType;
 use dlpack_core::Element;
@@ -209,4 +210,18 @@ pub fn write_unnamed(
     a.iter_mut()?.take(1).for_each(|v| *v = 1.0);
     b.iter_mut()?.take(1).for_each(|v| *v = 2.0);
     Ok(a.iter()?.next().unwrap_or(0.0))
+}
+
+/// `write_importing(x, y)`: holds `x` writable and imports `y` (`import_tensor`) meanwhile,
+/// returning the sum of what it imported.
+#[tensor_args]
+#[pyfunction]
+pub fn write_importing(
+    mut x: TensorArg<'_, f32, ANY_NDIM, ReadWrite>,
+    y: &Bound<'_, PyAny>,
+) -> PyResult<f32> {
+    let imported = dlpack_core::python::import_tensor(y, None, None)?;
+    let sum = imported.view()?.iter::<f32>()?.sum();
+    x.iter_mut()?.for_each(|v| *v = 0.0);
+    Ok(sum)
 }

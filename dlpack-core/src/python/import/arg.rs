@@ -184,9 +184,12 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 ///   thread may write the array, as above. The borrow table still stops every other typed
 ///   argument and `with_tensor_view`.
 ///
-/// What the table does not see: a [`ManagedTensor`] that [`import_tensor`](crate::python::import_tensor)
-/// or [`into_tensor`](Self::into_tensor) hands over owns its export, and its views are its own;
-/// two imports of one array are two owners of one memory, as two `__dlpack__` capsules are.
+/// A [`ManagedTensor`] that [`import_tensor`](crate::python::import_tensor) or
+/// [`into_tensor`](Self::into_tensor) hands over is checked against the table when it is
+/// made (an import of memory a live writable argument holds is refused), and gives no mutable
+/// view unless the producer copied it: the producer may lend the same memory again. It is not
+/// registered for its lifetime, so a Rust object that keeps one and reads it while Python
+/// code calls a function whose typed argument writes the same memory is in the case above.
 pub struct TensorArg<
     'a,
     T: ArgType = DataType,
@@ -498,7 +501,8 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         let Self { meta, keeper, .. } = self;
         drop(meta);
         match keeper {
-            Keeper::Tensor(tensor) => Some(tensor),
+            // No mutable view unless the import copied, as from `python::import_tensor`.
+            Keeper::Tensor(tensor) => Some(tensor.lent_by_producer()),
             _ => None,
         }
     }

@@ -12,7 +12,7 @@ use pyo3::types::{PyCapsule, PyDict};
 
 use crate::Device;
 use crate::ffi::DLPackVersion;
-use crate::python::capsule::capsule_tensor;
+use crate::python::capsule::take_tensor as capsule_tensor;
 use crate::python::import::route::Route;
 use crate::python::import::table::Table;
 use crate::python::import::torch;

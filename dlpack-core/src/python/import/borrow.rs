@@ -38,7 +38,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyCapsule;
 
-use crate::tensor::TensorMeta;
+use crate::python::error::buffer_error;
+use crate::tensor::{Flags, ManagedTensor, TensorMeta};
 
 /// Who holds a view, for the message of a refusal: the function and the argument (both
 /// empty when the argument was extracted without `#[tensor_args]`), or `with_tensor_view`
@@ -58,6 +59,16 @@ impl Holder {
     /// A [`with_tensor_view`](super::with_tensor_view).
     pub(crate) const VIEW: Self = Self {
         function: "with_tensor_view",
+        argument: "",
+    };
+    /// A tensor that [`import_tensor`](super::import_tensor) hands over.
+    pub(crate) const IMPORT: Self = Self {
+        function: "import_tensor",
+        argument: "",
+    };
+    /// A tensor that [`capsule_tensor`](crate::python::capsule_tensor) hands over.
+    pub(crate) const CAPSULE: Self = Self {
+        function: "capsule_tensor",
         argument: "",
     };
 }
@@ -291,20 +302,30 @@ fn shared(py: Python<'_>) -> PyResult<&'static Api> {
     Ok(&OWN)
 }
 
+/// An entry to release once, on any thread, by calling `release(token)`.
+#[derive(Debug)]
+struct Claim {
+    token: u64,
+    release: unsafe extern "C" fn(u64),
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        // SAFETY: a token `acquire` of the same table returned; this is the one call.
+        unsafe { (self.release)(self.token) }
+    }
+}
+
 /// A registered view, released when dropped. Holds nothing for a tensor with no elements or
 /// one the import copied (no one else can reach its memory).
 #[derive(Debug)]
-pub(crate) struct Borrow {
-    token: u64,
-    release: Option<unsafe extern "C" fn(u64)>,
-}
+pub(crate) struct Borrow(
+    #[allow(dead_code, reason = "held for its drop, which releases the entry")] Option<Claim>,
+);
 
 impl Borrow {
     /// Nothing to release.
-    pub(crate) const NONE: Self = Self {
-        token: 0,
-        release: None,
-    };
+    pub(crate) const NONE: Self = Self(None);
 
     /// Registers a view of `meta` for `holder`, writable when `write`; a `BufferError` naming
     /// both sides when it overlaps a live view it may not.
@@ -342,20 +363,31 @@ impl Borrow {
             };
             return Err(refusal(holder, write, other, conflict.write));
         }
-        Ok(Self {
+        Ok(Self(Some(Claim {
             token,
-            release: Some(api.release),
-        })
+            release: api.release,
+        })))
     }
 }
 
-impl Drop for Borrow {
-    fn drop(&mut self) {
-        if let Some(release) = self.release {
-            // SAFETY: the token `acquire` of the same table returned, released once.
-            unsafe { release(self.token) }
-        }
+/// `tensor`, which a Python producer exported, as a tensor of its own for Rust code to keep:
+/// refused (`BufferError`) where a live writable view overlaps it, and, unless the producer
+/// copied it (`IS_COPIED`), marked to give no mutable view, since the producer may lend the
+/// same memory to others ([`ManagedTensor`]'s documentation). It is not registered for its
+/// lifetime: a tensor class that keeps an import and lends it on (writable) to typed
+/// arguments would then refuse them.
+pub(crate) fn lent(
+    py: Python<'_>,
+    tensor: ManagedTensor,
+    holder: Holder,
+) -> PyResult<ManagedTensor> {
+    if tensor.flags().contains(Flags::IS_COPIED) {
+        return Ok(tensor);
     }
+    let view = tensor.view().map_err(buffer_error)?;
+    drop(Borrow::acquire(py, &view, false, holder)?);
+    drop(view);
+    Ok(tensor.lent_by_producer())
 }
 
 /// The `BufferError` of a view of `holder` (writable when `write`) refused for `other`'s.
@@ -379,8 +411,10 @@ fn refusal(holder: Holder, write: bool, other: Holder, other_write: bool) -> PyE
     message.push_str(" overlaps ");
     if other.function.is_empty() {
         message.push_str("another tensor argument");
-    } else if other.argument.is_empty() {
+    } else if other.argument.is_empty() && other == Holder::VIEW {
         let _ = write!(message, "a view lent by {}()", other.function);
+    } else if other.argument.is_empty() {
+        let _ = write!(message, "a tensor {}() handed over", other.function);
     } else if other.function == holder.function {
         let _ = write!(message, "argument '{}'", other.argument);
     } else {

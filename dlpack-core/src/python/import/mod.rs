@@ -27,7 +27,7 @@
 
 mod arg;
 mod ask;
-mod borrow;
+pub(crate) mod borrow;
 // Where the buffer protocol lends a NumPy array exactly (`build.rs`); elsewhere arrays go
 // through `__dlpack__`.
 #[cfg(numpy_buffer)]
@@ -123,7 +123,8 @@ pub fn import_tensor(
     device: Option<Device>,
     copy: Option<bool>,
 ) -> PyResult<ManagedTensor> {
-    import_routed(obj, route::route(obj, false)?, device, copy, None)
+    let tensor = import_routed(obj, route::route(obj, false)?, device, copy, None)?;
+    borrow::lent(obj.py(), tensor, borrow::Holder::IMPORT)
 }
 
 /// [`import_tensor`] of `obj`, read as `route` decided; `table_error` is what its table raised

@@ -116,3 +116,47 @@ fn from_dlpack_checks_what_it_is_given() {
         Ok(())
     });
 }
+
+/// Two imports of one producer's memory, as two `__dlpack__` calls on one NumPy array give:
+/// neither may hand out a mutable view, or safe code would hold two `&mut` over one buffer.
+#[test]
+fn imports_of_memory_a_producer_lends_give_no_mutable_view() {
+    use crate::Error;
+    use crate::tensor::{TensorError, TensorOwner, TensorParts};
+
+    /// A producer's export of memory it keeps lending (leaked here, so that it outlives
+    /// every export).
+    struct Lends(*mut f32);
+    // SAFETY: the memory is leaked, so valid for ever; the test writes it through no view,
+    // which is what this test proves the crate refuses.
+    unsafe impl TensorOwner for Lends {
+        fn describe(&mut self) -> TensorParts<'_> {
+            TensorParts::host(self.0, &[4_usize])
+        }
+    }
+    // SAFETY: the pointer is only described, never dereferenced, by the owner.
+    unsafe impl Send for Lends {}
+
+    with_python(|py| {
+        let memory: &'static mut [f32] = Box::leak(vec![1.0_f32, 2.0, 3.0, 4.0].into_boxed_slice());
+        let address = memory.as_mut_ptr();
+        let capsule = |_| versioned_capsule(py, ManagedTensor::from_owner(Lends(address))?);
+        let mut first = crate::python::capsule_tensor(&capsule(())?)?;
+        let mut second = import_tensor(capsule(())?.as_any(), None, None)?;
+        assert_eq!(
+            first.view()?.as_slice::<f32>()?,
+            second.view()?.as_slice::<f32>()?
+        );
+        for tensor in [&mut first, &mut second] {
+            assert_eq!(
+                tensor.view_mut().unwrap_err(),
+                Error::Tensor(TensorError::LentByProducer)
+            );
+        }
+        // A copy is the consumer's own.
+        let mut copy = import_tensor(capsule(())?.as_any(), None, Some(true))?;
+        copy.view_mut()?.as_slice_mut::<f32>()?[0] = 10.0;
+        assert_eq!(first.view()?.as_slice::<f32>()?[0], 1.0);
+        Ok(())
+    });
+}

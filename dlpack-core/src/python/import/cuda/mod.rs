@@ -20,6 +20,7 @@ use crate::cuda::{self, CopyMode, CudaError, StreamArg};
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
 use crate::python::import::ask::take_tensor;
+use crate::python::import::borrow::{Holder, lent};
 use crate::python::import::route::{Route, route};
 use crate::python::import::settle::settle;
 use crate::python::values::read::read_tensor_device;
@@ -87,7 +88,8 @@ pub fn import_tensor_on_stream(
     copy: Option<bool>,
     stream: &Arc<CudaStream>,
 ) -> PyResult<ManagedTensor> {
-    import(obj, route(obj, false)?, device, copy, Some(stream), None)
+    let tensor = import(obj, route(obj, false)?, device, copy, Some(stream), None)?;
+    lent(obj.py(), tensor, Holder::IMPORT)
 }
 
 /// [`import_tensor`](super::import_tensor) with feature `cuda`: asks as [`decide::ask`] decides,
