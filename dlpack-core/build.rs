@@ -5,7 +5,8 @@
 //!
 //! And one cfg of our own, `numpy_buffer`, named once here as PyO3 names its own: whether a
 //! `numpy.ndarray` can be lent through CPython's buffer protocol (`python/import/buffer/`).
-//! That needs CPython (PyPy's buffers are emulated), the buffer protocol in the C API the
+//! That needs CPython (the interpreter it is tested on: PyPy emulates buffers, GraalPy was
+//! never tried), the buffer protocol in the C API the
 //! extension is built against (the limited API has it from 3.11) and a 64-bit target (the
 //! buffer's `Py_ssize_t` shape is read in place as DLPack's `int64_t` one).
 

@@ -234,6 +234,19 @@ def typed_lines(repeat):
     results += compared([(name, lambda: peer.typed_len(vector),
                           "rust-numpy PyReadonlyArray1<f32>", lambda: peer.numpy_len(vector))],
                         50_000, repeat, 1.5)
+    # The borrow table's cost beside rust-numpy's, on the smallest arrays a kernel is called
+    # with: both crates register the argument before the body and release it after.
+    small = numpy.zeros(8, dtype=numpy.float32)
+    assert peer.typed_len(small) == peer.numpy_len(small) == 8
+    assert peer.typed_write(small) == peer.numpy_write(small) == 8 and small[0] == 1.0
+    results += compared([
+        ("typed f32 vector argument vs rust-numpy PyReadonlyArray1<f32> (8 elements)",
+         lambda: peer.typed_len(small), "rust-numpy PyReadonlyArray1<f32>",
+         lambda: peer.numpy_len(small)),
+        ("writable typed f32 vector argument vs rust-numpy PyReadwriteArray1<f32> (8 elements)",
+         lambda: peer.typed_write(small), "rust-numpy PyReadwriteArray1<f32>",
+         lambda: peer.numpy_write(small)),
+    ], 50_000, repeat, 1.5)
     results += compared([("typed f32 vector argument vs with_tensor_view and checks by hand (ndarray)",
                           lambda: peer.typed_len(vector),
                           "with_tensor_view", lambda: peer.view_len(vector))],

@@ -2,11 +2,14 @@
 //! float32 vector) behind three arguments, extracted by one PyO3 build in one process:
 //! rust-numpy's `PyReadonlyArray1<f32>` (NumPy arrays only), dlpack-core's typed argument
 //! `TensorArg<'_, f32, 1>` (any DLPack tensor), and `with_tensor_view` with the checks written
-//! by hand.
+//! by hand; and a writable argument of each crate (`PyReadwriteArray1<f32>`, `TensorArg<'_,
+//! f32, 1, ReadWrite>`), whose kernel writes the first element. Both crates register each
+//! argument in their borrow table before the body runs.
 
 use dlpack_core::DataType;
 use dlpack_core::python::{TensorArg, tensor_args, with_tensor_view};
-use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
+use dlpack_core::tensor::require::ReadWrite;
+use numpy::{PyReadonlyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
@@ -21,6 +24,28 @@ fn numpy_len(x: PyReadonlyArray1<'_, f32>) -> usize {
 #[pyfunction]
 fn typed_len(x: TensorArg<'_, f32, 1>) -> usize {
     x.view().len()
+}
+
+/// rust-numpy's writable extraction: writes 1 to the first element, returns the length.
+#[pyfunction]
+fn numpy_write(mut x: PyReadwriteArray1<'_, f32>) -> usize {
+    let mut x = x.as_array_mut();
+    if let Some(first) = x.first_mut() {
+        *first = 1.0;
+    }
+    x.len()
+}
+
+/// The writable typed argument, with the same kernel.
+#[tensor_args]
+#[pyfunction]
+fn typed_write(mut x: TensorArg<'_, f32, 1, ReadWrite>) -> PyResult<usize> {
+    let mut elements = x.iter_mut()?;
+    let len = elements.len();
+    if let Some(first) = elements.next() {
+        *first = 1.0;
+    }
+    Ok(len)
 }
 
 /// `with_tensor_view`, with the checks the typed argument makes written in the body.
@@ -39,5 +64,7 @@ fn dlpack_numpy_peer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numpy_len, m)?)?;
     m.add_function(wrap_pyfunction!(typed_len, m)?)?;
     m.add_function(wrap_pyfunction!(view_len, m)?)?;
+    m.add_function(wrap_pyfunction!(numpy_write, m)?)?;
+    m.add_function(wrap_pyfunction!(typed_write, m)?)?;
     Ok(())
 }
