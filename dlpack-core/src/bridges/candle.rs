@@ -338,20 +338,46 @@ fn refuse(tensor: &Tensor, dtype: DataType, what: impl core::fmt::Display) -> Er
     ))
 }
 
-/// Describes `tensor`, whose `storage` the caller has locked for reading, checking that every
-/// element its layout reaches lies inside the storage.
+/// The reason a candle storage cannot be read as its tensor's layout says: `stored` (the
+/// storage's own element type) and `len` (its length, in its own elements; in bytes for the
+/// packed sub-byte types) against the tensor's dtype and shape.
+fn mismatch(tensor: &Tensor, stored: DType, len: usize, what: impl core::fmt::Display) -> Error {
+    let unit = match stored {
+        DType::F4 | DType::F6E2M3 | DType::F6E3M2 => "bytes",
+        _ => "elements",
+    };
+    Error::msg(format_args!(
+        "a candle tensor of dtype {} and shape {:?} is stored as {} with {len} {unit}: {what}",
+        tensor.dtype().as_str(),
+        tensor.dims(),
+        stored.as_str(),
+    ))
+}
+
+/// Describes `tensor`, whose `storage` the caller has locked for reading, checking that the
+/// storage holds elements of the tensor's dtype (an `InplaceOp1`, safe to implement, may have
+/// put any `CpuStorage` there) and that every element its layout reaches lies inside it.
 fn describe(tensor: &Tensor, storage: &Storage) -> Result<Described, Error> {
     let dtype = tensor.dtype().dlpack_data_type()?;
-    let (data, len) = match storage {
-        Storage::Cpu(cpu) => storage_data(cpu),
-        _ => {
-            return Err(Error::msg(format_args!(
-                "a candle tensor on {:?} cannot be exported: this bridge exports CPU tensors; \
-                 copy it with `tensor.to_device(&Device::Cpu)` first",
-                tensor.device().location()
-            )));
-        }
+    let Storage::Cpu(cpu) = storage else {
+        return Err(Error::msg(format_args!(
+            "a candle tensor on {:?} cannot be exported: this bridge exports CPU tensors; \
+             copy it with `tensor.to_device(&Device::Cpu)` first",
+            tensor.device().location()
+        )));
     };
+    // `len` counts the storage's own elements: the lengths below compare only once the
+    // storage is known to hold the tensor's type.
+    let (data, len) = storage_data(cpu);
+    let stored = storage.dtype();
+    if stored != tensor.dtype() {
+        return Err(mismatch(
+            tensor,
+            stored,
+            len,
+            "its storage does not match its layout",
+        ));
+    }
     let layout = tensor.layout();
     let start = layout.start_offset();
     let overflow = || refuse(tensor, dtype, "its extent overflows usize");
@@ -396,10 +422,11 @@ fn describe(tensor: &Tensor, storage: &Storage) -> Result<Described, Error> {
                 last = last.checked_add(reach).ok_or_else(overflow)?;
             }
             if last >= len {
-                return Err(refuse(
+                return Err(mismatch(
                     tensor,
-                    dtype,
-                    format_args!("it reaches element {last}, and its storage has {len}"),
+                    stored,
+                    len,
+                    format_args!("its layout reaches element {last}"),
                 ));
             }
         }
