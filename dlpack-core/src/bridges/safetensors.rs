@@ -269,11 +269,17 @@ impl<B: ?Sized + AsRef<[u8]> + Send + Sync + 'static> Tensors<B> {
             )));
         };
         let (start, end) = info.data_offsets;
+        if end < start {
+            return Err(Error::msg(format_args!(
+                "the safetensors header gives tensor `{name}` the bytes {start}..{end}, which \
+                 end before they start"
+            )));
+        }
         let dtype = info.dtype.dlpack_data_type()?;
         SharedBytes::export(
             &self.buffer,
             self.data_start.saturating_add(start),
-            end.saturating_sub(start),
+            end - start,
             dtype,
             &info.shape,
         )
