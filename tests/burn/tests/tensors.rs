@@ -164,6 +164,26 @@ fn zero_size_and_rank_zero_tensors() {
     );
 }
 
+/// burn refuses a `Tensor<0>` (its `from_data` panics: "Tried to create a 0-dim tensor"), so
+/// asking for one is an error, whatever the data, before anything is read or made; a 0-d
+/// DLPack tensor into a `Tensor<1>` is refused with the rank, as above.
+#[test]
+fn a_rank_zero_burn_tensor_is_refused_not_a_panic() {
+    let message = "a burn Tensor<0> cannot be made: burn has no rank-0 tensors; import the \
+                   data with `bridges::burn::import_data`, or reshape it to [1] first";
+    let scalar = || ManagedTensor::from_vec(vec![4.5_f32], &[]).unwrap();
+    let err = burn::import_tensor::<0, burn_tensor::Float>(scalar(), &flex()).unwrap_err();
+    assert_eq!(err.to_string(), message);
+    let err = from_dlpack::<Tensor<0>>(&scalar()).unwrap_err();
+    assert_eq!(err.to_string(), message);
+    let ints = ManagedTensor::from_vec(vec![7_i32], &[]).unwrap();
+    let err = burn::import_tensor::<0, Int>(ints, &flex()).unwrap_err();
+    assert_eq!(err.to_string(), message);
+    let empty = ManagedTensor::from_vec(Vec::<u8>::new(), &[0]).unwrap();
+    let err = burn::import_tensor::<0, Int>(empty, &flex()).unwrap_err();
+    assert_eq!(err.to_string(), message);
+}
+
 #[test]
 fn the_wrong_rank_kind_or_data_is_refused_with_the_reason() {
     let matrix = || ManagedTensor::from_vec(vec![1.0_f32; 6], &[2, 3]).unwrap();
