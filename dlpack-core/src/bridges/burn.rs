@@ -86,7 +86,21 @@
 //! borrows them, a GPU backend uploads them). `from_dlpack::<Tensor<D, K>>` imports onto burn's
 //! default device, and [`ToDlpackTensor`] for `Tensor` exports a copy, as any shared source
 //! does. The rank `D` and kind `K` (float, int, bool) are checked against the data first, and a
-//! data type the device does not support is refused: burn would panic on either.
+//! data type the device does not support is refused: burn would panic on either. burn has no
+//! rank-0 tensors (`Tensor::<0>::from_data` panics), so asking for a `Tensor<0>` is an error
+//! before anything is read; a 0-d DLPack tensor crosses as `TensorData`, whose shape `[]` burn
+//! keeps.
+//!
+//! # What is checked
+//!
+//! - **Export:** the data type (`Bool(U32)` and `QFloat` have none in DLPack), and the bytes
+//!   burn lends against the shape times the element size, before the export describes them
+//!   (burn's constructors keep the two equal; the export does not take that on trust).
+//! - **Import:** the layout, validated when the DLPack tensor was made (every element inside
+//!   its extent); the data type against burn's table; the alignment of the first element (else
+//!   a copy); every `bool` byte (0 or 1); the length burn's `TensorData::try_from_bytes`
+//!   checks again. No DLPack input makes `import_data` panic, and a property test holds it to
+//!   that.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;

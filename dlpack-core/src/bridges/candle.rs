@@ -117,6 +117,16 @@
 //!   lends a view of the storage itself for a closure, under candle's read lock: zero-copy and
 //!   sound, since no write can start before the closure returns.
 //!
+//! **What is checked before a storage is read.** Every path above (the copy, the lent view,
+//! `share` and `Shared`, and the import from a candle tensor) reads the storage only after
+//! comparing it, under candle's read lock, with the tensor: the storage's variant must be the
+//! tensor's dtype, and it must hold the furthest element the layout reaches (start offset plus
+//! each dimension's last index times its stride; the packed bytes, for the sub-byte types). A
+//! user's `InplaceOp1` is safe to implement and may leave any `CpuStorage` under a tensor, and
+//! candle checks nothing after it; a mismatch is an [`Error`] naming both ("a candle tensor of
+//! dtype f32 and shape [4] is stored as u8 with 4 elements: its storage does not match its
+//! layout").
+//!
 //! Why not zero-copy by default: candle's lock guard cannot be held by an export (it borrows
 //! the tensor and is not `Send`, and holding it would hang every writer, on this thread for
 //! ever), and candle offers no way to learn that a storage has no other handle, which would
@@ -128,7 +138,10 @@
 //! copy: one copy for a compact source, read where it lies (a `ManagedTensor`, a view, a
 //! slice, an `ndarray` array, another candle tensor), two for any other strides (negative and
 //! zero ones included: the source is first gathered into compact memory). A tensor on a device
-//! the CPU cannot read, or of another data type, is refused with the reason.
+//! the CPU cannot read, or of another data type, is refused with the reason. The source's
+//! layout is validated before it is read (every element inside its extent; padded sub-byte
+//! elements hold nothing above their bits): no DLPack input makes the import panic, and a
+//! property test holds it to that.
 
 use core::ffi::c_void;
 
