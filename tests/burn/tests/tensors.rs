@@ -200,3 +200,41 @@ fn the_wrong_rank_kind_or_data_is_refused_with_the_reason() {
     let err = from_dlpack::<Tensor<1>>(&vec![0_u64; 2]).unwrap_err();
     assert_eq!(err.to_string(), "a burn Float tensor cannot hold U64 data");
 }
+
+#[path = "../../../dlpack-core/tests/support/any_input.rs"]
+mod any_input;
+
+/// Any DLPack input (`dlpack-core/tests/support/any_input.rs`: every data type, ranks 0 to 4,
+/// any strides, zero-size and 0-d) imported as a burn tensor of every rank 0 to 4 and every
+/// kind, on flex: the right rank, data type and values, or an `Err`, never a panic.
+#[test]
+fn any_dlpack_input_becomes_a_burn_tensor_or_an_error() {
+    fn check<const D: usize, K>(case: &any_input::Case) -> usize
+    where
+        K: burn_tensor::kind::TensorKind + burn_tensor::kind::Basic,
+    {
+        let Some(tensor) = case.tensor() else {
+            return 0;
+        };
+        let Ok(t) = burn::import_tensor::<D, K>(tensor, &flex()) else {
+            return 0;
+        };
+        assert_eq!(t.dims().as_slice(), case.shape, "{case:?}");
+        let data = t.into_data();
+        assert_eq!(data.as_bytes(), case.expected(), "{case:?}");
+        1
+    }
+    let ok = any_input::each_case(1, |case, _| {
+        let mut ok = 0;
+        macro_rules! ranks {
+            ($($d:literal)*) => {$(
+                ok += check::<$d, burn_tensor::Float>(case);
+                ok += check::<$d, Int>(case);
+                ok += check::<$d, Bool>(case);
+            )*};
+        }
+        ranks!(0 1 2 3 4);
+        ok
+    });
+    assert!(ok > 0, "no case was imported");
+}
