@@ -123,9 +123,9 @@
 //! tensor's dtype, and it must hold the furthest element the layout reaches (start offset plus
 //! each dimension's last index times its stride; the packed bytes, for the sub-byte types). A
 //! user's `InplaceOp1` is safe to implement and may leave any `CpuStorage` under a tensor, and
-//! candle checks nothing after it; a mismatch is an [`Error`] naming both ("a candle tensor of
+//! candle checks nothing after it; a mismatch is an [`Error`] naming both (`a candle tensor of
 //! dtype f32 and shape [4] is stored as u8 with 4 elements: its storage does not match its
-//! layout").
+//! layout`).
 //!
 //! Why not zero-copy by default: candle's lock guard cannot be held by an export (it borrows
 //! the tensor and is not `Send`, and holding it would hang every writer, on this thread for
