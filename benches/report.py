@@ -68,6 +68,10 @@ for rank in (1, 2, 4, 8, 64):
 # hand-written import makes (Tensor::from_slice over the view's slice), 1M f32.
 CRITERION.append(("candle import 1M f32 (from_dlpack vs hand-written from_slice)",
                   "candle_import", "ours", "hand", "hand", 1, 1.2))
+# candle's safe export (to_dlpack_tensor: a compact copy under candle's read lock) against
+# candle's own copy out, Tensor::to_vec1, 1M f32: one copy each.
+CRITERION.append(("candle export 1M f32 (to_dlpack_tensor vs candle's to_vec1)",
+                  "candle_export", "ours", "hand", "to_vec1", 1, 1.1))
 # The burn bridge's TensorData paths stay constant in the tensor's size: 10M f32 against 1k,
 # and (for information) against TensorData::clone, the copy they avoid.
 for path, what in [("export", "export+drop"), ("import", "aligned import+drop")]:

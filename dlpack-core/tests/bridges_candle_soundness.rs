@@ -3,7 +3,9 @@
 //! Each test is a way safe code writes, replaces or frees a candle storage while a DLPack
 //! tensor made from it is being read — `slice_set`, `zero_set`/`const_set`, `Var::set`
 //! through a `detach()`ed or `narrow`ed handle, a write on another thread, an `InplaceOp1`
-//! that replaces the storage's `Vec` — and fails if a `&[T]` held across the write sees it.
+//! that replaces the storage's `Vec` — and fails if a `&[T]` held across the write sees it;
+//! and an `InplaceOp1` that leaves a storage of another type or length under the tensor's
+//! layout, which every read must refuse.
 //! They run under Miri in CI (`.ci/run`), where a read of freed memory or a data race is
 //! reported as undefined behaviour even when the values happen to look right.
 #![cfg(feature = "candle")]
@@ -12,7 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 
 use candle_core::{CpuStorage, DType, Device, InplaceOp1, Layout, Tensor, Var};
-use dlpack_core::tensor::{Flags, ToDlpackTensor};
+use dlpack_core::bridges::candle::share;
+use dlpack_core::tensor::{Flags, FromDlpackTensor, ToDlpackTensor};
 use dlpack_core::{ManagedTensor, from_dlpack};
 
 const CPU: Device = Device::Cpu;
@@ -183,4 +186,112 @@ fn a_consumer_of_the_raw_export_reads_what_was_exported() {
     let back = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
     assert_eq!(back.flags(), Flags::IS_COPIED);
     assert_eq!(back.view().unwrap().as_slice::<f32>().unwrap(), [1., 1.]);
+}
+
+// ---- A storage that no longer matches its layout. ----
+// An `InplaceOp1` is safe to implement, and candle checks nothing after it runs: it may leave
+// a storage of another type, or shorter, under the tensor's dtype and layout. Every path that
+// reads the storage (export, lent view, import into candle, the `unsafe` share, whose promise
+// is about writes, not about this) must see the mismatch and refuse it, never read past the
+// storage: under Miri, a read of the 4-byte `u8` storage as 16 bytes of `f32` is out of
+// bounds.
+
+/// An in-place op that puts `storage` in place of whatever the tensor held.
+struct Swap(CpuStorage);
+
+impl InplaceOp1 for Swap {
+    fn name(&self) -> &'static str {
+        "swap"
+    }
+
+    fn cpu_fwd(&self, storage: &mut CpuStorage, _: &Layout) -> candle_core::Result<()> {
+        *storage = self.0.clone();
+        Ok(())
+    }
+}
+
+/// A CPU tensor of `dtype` and `n` elements whose storage `Swap` has replaced with `storage`.
+fn swapped(dtype: DType, n: usize, storage: CpuStorage) -> Tensor {
+    let t = Tensor::zeros(n, dtype, &CPU).unwrap();
+    t.inplace_op1(&Swap(storage)).unwrap();
+    t
+}
+
+/// Every way to read a candle tensor refuses `t`, with `message`.
+fn every_read_refuses(t: &Tensor, message: &str) {
+    let err = t.to_dlpack_tensor().unwrap_err();
+    assert_eq!(err.to_string(), message, "to_dlpack_tensor");
+    let err = from_dlpack::<ManagedTensor>(t).unwrap_err();
+    assert_eq!(err.to_string(), message, "from_dlpack::<ManagedTensor>");
+    let mut called = false;
+    let err = t
+        .with_tensor_view(&mut |_| {
+            called = true;
+            Ok(())
+        })
+        .unwrap_err();
+    assert_eq!(err.to_string(), message, "with_tensor_view");
+    assert!(!called, "no view is lent");
+    let err = from_dlpack::<Tensor>(t).unwrap_err();
+    assert_eq!(err.to_string(), message, "from_dlpack::<Tensor>");
+    let err = <Tensor as FromDlpackTensor>::from_dlpack_source(t).unwrap_err();
+    assert_eq!(err.to_string(), message, "from_dlpack_source");
+    // SAFETY: nothing writes `t` while the (refused) export would live.
+    let err = unsafe { share(t) }.unwrap_err();
+    assert_eq!(err.to_string(), message, "share");
+}
+
+#[test]
+fn a_storage_swapped_for_another_type_is_refused_on_every_read() {
+    // 4 bytes of `u8` under an `f32` tensor of 4 elements: 16 bytes would be read.
+    let t = swapped(DType::F32, 4, CpuStorage::U8(vec![1, 2, 3, 4]));
+    every_read_refuses(
+        &t,
+        "a candle tensor of dtype f32 and shape [4] is stored as u8 with 4 elements: its \
+         storage does not match its layout",
+    );
+    // `f64` over packed sub-byte bytes: 8 bytes per element read from a 2-byte `Vec`.
+    let t = swapped(DType::F64, 2, CpuStorage::F4(vec![0x21, 0x43]));
+    every_read_refuses(
+        &t,
+        "a candle tensor of dtype f64 and shape [2] is stored as f4 with 2 bytes: its \
+         storage does not match its layout",
+    );
+    // Same size, other type: no read past the end, but not the values the tensor claims.
+    let t = swapped(DType::U32, 2, CpuStorage::F32(vec![1.5, 2.5]));
+    every_read_refuses(
+        &t,
+        "a candle tensor of dtype u32 and shape [2] is stored as f32 with 2 elements: its \
+         storage does not match its layout",
+    );
+}
+
+#[test]
+fn a_storage_swapped_for_a_shorter_one_is_refused_on_every_read() {
+    let t = swapped(DType::F32, 4, CpuStorage::F32(vec![1., 2.]));
+    every_read_refuses(
+        &t,
+        "a candle tensor of dtype f32 and shape [4] is stored as f32 with 2 elements: its \
+         layout reaches element 3",
+    );
+    // A view into it reaches past the end through its start offset alone.
+    let t = Tensor::zeros(8, DType::I64, &CPU).unwrap();
+    let tail = t.narrow(0, 6, 2).unwrap();
+    t.inplace_op1(&Swap(CpuStorage::I64(vec![0; 7]))).unwrap();
+    every_read_refuses(
+        &tail,
+        "a candle tensor of dtype i64 and shape [2] is stored as i64 with 7 elements: its \
+         layout reaches element 7",
+    );
+    // A longer storage of the right type is read as the layout says.
+    let t = swapped(DType::F32, 2, CpuStorage::F32(vec![1., 2., 3.]));
+    assert_eq!(
+        t.to_dlpack_tensor()
+            .unwrap()
+            .view()
+            .unwrap()
+            .as_slice::<f32>()
+            .unwrap(),
+        [1., 2.]
+    );
 }

@@ -339,3 +339,45 @@ fn candle_reads_the_bridge_as_it_reads_the_file() {
     }
     assert_eq!(compared, 14, "every candle dtype");
 }
+
+/// A buffer whose `AsRef` (a safe trait) gives the whole file once, then nothing: the export
+/// asks again, and must check what it is given, not what the parse saw.
+struct Shrinking {
+    file: Vec<u8>,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl AsRef<[u8]> for Shrinking {
+    fn as_ref(&self) -> &[u8] {
+        let call = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if call == 0 {
+            &self.file
+        } else {
+            &self.file[..8]
+        }
+    }
+}
+
+#[test]
+fn a_buffer_that_shrinks_between_calls_is_refused_not_read_past() {
+    let values: Vec<u8> = (0..16).collect();
+    let file = safetensors::serialize(
+        [("w", TensorView::new(Dtype::U8, vec![16], &values).unwrap())],
+        None,
+    )
+    .unwrap();
+    let len = file.len();
+    let buffer = Arc::new(Shrinking {
+        file,
+        calls: 0.into(),
+    });
+    let tensors = Tensors::new(buffer).unwrap();
+    let err = tensors.get("w").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "a tensor at bytes {}..{len} lies outside the buffer of 8 bytes",
+            len - 16
+        )
+    );
+}

@@ -86,7 +86,21 @@
 //! borrows them, a GPU backend uploads them). `from_dlpack::<Tensor<D, K>>` imports onto burn's
 //! default device, and [`ToDlpackTensor`] for `Tensor` exports a copy, as any shared source
 //! does. The rank `D` and kind `K` (float, int, bool) are checked against the data first, and a
-//! data type the device does not support is refused: burn would panic on either.
+//! data type the device does not support is refused: burn would panic on either. burn has no
+//! rank-0 tensors (`Tensor::<0>::from_data` panics), so asking for a `Tensor<0>` is an error
+//! before anything is read; a 0-d DLPack tensor crosses as `TensorData`, whose shape `[]` burn
+//! keeps.
+//!
+//! # What is checked
+//!
+//! - **Export:** the data type (`Bool(U32)` and `QFloat` have none in DLPack), and the bytes
+//!   burn lends against the shape times the element size, before the export describes them
+//!   (burn's constructors keep the two equal; the export does not take that on trust).
+//! - **Import:** the layout, validated when the DLPack tensor was made (every element inside
+//!   its extent); the data type against burn's table; the alignment of the first element (else
+//!   a copy); every `bool` byte (0 or 1); the length burn's `TensorData::try_from_bytes`
+//!   checks again. No DLPack input makes `import_data` panic, and a property test holds it to
+//!   that.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -330,6 +344,22 @@ pub fn export_data(data: TensorData) -> Result<ManagedTensor, Error> {
     let memory = bytes
         .write(Writer::new())
         .map_err(|err| Error::msg(format_args!("burn could not lend its bytes: {err:?}")))?;
+    // burn's constructors keep the bytes' length equal to the shape times the element size;
+    // the export reads that many bytes, so it checks rather than trusts it.
+    let expected = shape
+        .iter()
+        .try_fold(dtype.itemsize(), |bytes, &dim| bytes.checked_mul(dim));
+    if expected != Some(memory.len()) {
+        return Err(Error::msg(format_args!(
+            "burn TensorData of {dtype} and shape {shape:?} holds {} bytes; its shape and data \
+             type need {}",
+            memory.len(),
+            expected.map_or_else(
+                || alloc::format!("more than {}", usize::MAX),
+                |n| alloc::format!("{n}")
+            ),
+        )));
+    }
     let data = memory.as_mut_ptr().cast();
     ManagedTensor::from_owner(ExportedData {
         _bytes: bytes,
@@ -598,7 +628,9 @@ where
 
 /// A burn tensor of rank `D` and kind `K` on `device`, over `tensor`'s data ([`import_data`],
 /// then `Tensor::from_data` with the data's own data type). Refuses another rank, another kind
-/// (float data for an `Int` tensor), and a data type `device` does not support.
+/// (float data for an `Int` tensor), and a data type `device` does not support. burn has no
+/// rank-0 tensors (its `from_data` panics on `Tensor<0>`), so `D = 0` is refused whatever the
+/// data: a 0-d DLPack tensor crosses as [`TensorData`], through [`import_data`].
 ///
 /// ```
 /// use burn_tensor::{Device, Int, Tensor};
@@ -616,6 +648,13 @@ pub fn import_tensor<const D: usize, K>(
 where
     K: TensorKind + Basic,
 {
+    if D == 0 {
+        // burn's `Tensor::from_data` panics on rank 0 ("Tried to create a 0-dim tensor").
+        return Err(Error::msg(
+            "a burn Tensor<0> cannot be made: burn has no rank-0 tensors; import the data \
+             with `bridges::burn::import_data`, or reshape it to [1] first",
+        ));
+    }
     let data = import_data(tensor)?;
     let dtype = data.dtype();
     if data.shape().num_dims() != D {

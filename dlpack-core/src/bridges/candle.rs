@@ -117,6 +117,16 @@
 //!   lends a view of the storage itself for a closure, under candle's read lock: zero-copy and
 //!   sound, since no write can start before the closure returns.
 //!
+//! **What is checked before a storage is read.** Every path above (the copy, the lent view,
+//! `share` and `Shared`, and the import from a candle tensor) reads the storage only after
+//! comparing it, under candle's read lock, with the tensor: the storage's variant must be the
+//! tensor's dtype, and it must hold the furthest element the layout reaches (start offset plus
+//! each dimension's last index times its stride; the packed bytes, for the sub-byte types). A
+//! user's `InplaceOp1` is safe to implement and may leave any `CpuStorage` under a tensor, and
+//! candle checks nothing after it; a mismatch is an [`Error`] naming both (`a candle tensor of
+//! dtype f32 and shape [4] is stored as u8 with 4 elements: its storage does not match its
+//! layout`).
+//!
 //! Why not zero-copy by default: candle's lock guard cannot be held by an export (it borrows
 //! the tensor and is not `Send`, and holding it would hang every writer, on this thread for
 //! ever), and candle offers no way to learn that a storage has no other handle, which would
@@ -128,7 +138,10 @@
 //! copy: one copy for a compact source, read where it lies (a `ManagedTensor`, a view, a
 //! slice, an `ndarray` array, another candle tensor), two for any other strides (negative and
 //! zero ones included: the source is first gathered into compact memory). A tensor on a device
-//! the CPU cannot read, or of another data type, is refused with the reason.
+//! the CPU cannot read, or of another data type, is refused with the reason. The source's
+//! layout is validated before it is read (every element inside its extent; padded sub-byte
+//! elements hold nothing above their bits): no DLPack input makes the import panic, and a
+//! property test holds it to that.
 
 use core::ffi::c_void;
 
@@ -338,20 +351,46 @@ fn refuse(tensor: &Tensor, dtype: DataType, what: impl core::fmt::Display) -> Er
     ))
 }
 
-/// Describes `tensor`, whose `storage` the caller has locked for reading, checking that every
-/// element its layout reaches lies inside the storage.
+/// The reason a candle storage cannot be read as its tensor's layout says: `stored` (the
+/// storage's own element type) and `len` (its length, in its own elements; in bytes for the
+/// packed sub-byte types) against the tensor's dtype and shape.
+fn mismatch(tensor: &Tensor, stored: DType, len: usize, what: impl core::fmt::Display) -> Error {
+    let unit = match stored {
+        DType::F4 | DType::F6E2M3 | DType::F6E3M2 => "bytes",
+        _ => "elements",
+    };
+    Error::msg(format_args!(
+        "a candle tensor of dtype {} and shape {:?} is stored as {} with {len} {unit}: {what}",
+        tensor.dtype().as_str(),
+        tensor.dims(),
+        stored.as_str(),
+    ))
+}
+
+/// Describes `tensor`, whose `storage` the caller has locked for reading, checking that the
+/// storage holds elements of the tensor's dtype (an `InplaceOp1`, safe to implement, may have
+/// put any `CpuStorage` there) and that every element its layout reaches lies inside it.
 fn describe(tensor: &Tensor, storage: &Storage) -> Result<Described, Error> {
     let dtype = tensor.dtype().dlpack_data_type()?;
-    let (data, len) = match storage {
-        Storage::Cpu(cpu) => storage_data(cpu),
-        _ => {
-            return Err(Error::msg(format_args!(
-                "a candle tensor on {:?} cannot be exported: this bridge exports CPU tensors; \
-                 copy it with `tensor.to_device(&Device::Cpu)` first",
-                tensor.device().location()
-            )));
-        }
+    let Storage::Cpu(cpu) = storage else {
+        return Err(Error::msg(format_args!(
+            "a candle tensor on {:?} cannot be exported: this bridge exports CPU tensors; \
+             copy it with `tensor.to_device(&Device::Cpu)` first",
+            tensor.device().location()
+        )));
     };
+    // `len` counts the storage's own elements: the lengths below compare only once the
+    // storage is known to hold the tensor's type.
+    let (data, len) = storage_data(cpu);
+    let stored = storage.dtype();
+    if stored != tensor.dtype() {
+        return Err(mismatch(
+            tensor,
+            stored,
+            len,
+            "its storage does not match its layout",
+        ));
+    }
     let layout = tensor.layout();
     let start = layout.start_offset();
     let overflow = || refuse(tensor, dtype, "its extent overflows usize");
@@ -396,10 +435,11 @@ fn describe(tensor: &Tensor, storage: &Storage) -> Result<Described, Error> {
                 last = last.checked_add(reach).ok_or_else(overflow)?;
             }
             if last >= len {
-                return Err(refuse(
+                return Err(mismatch(
                     tensor,
-                    dtype,
-                    format_args!("it reaches element {last}, and its storage has {len}"),
+                    stored,
+                    len,
+                    format_args!("its layout reaches element {last}"),
                 ));
             }
         }

@@ -93,7 +93,9 @@ mod bytes {
         /// `READ_ONLY` when its first element is aligned for `dtype` (a power-of-two
         /// `itemsize`, at most 8), else a copy into aligned memory flagged `IS_COPIED`, since
         /// typed readers (a Rust slice, a NumPy ufunc) need the alignment. `len` must be the
-        /// tensor's packed byte size; the caller has checked that.
+        /// tensor's packed byte size, and the range must lie inside the buffer: both are
+        /// checked here (a file format's parser checks them too, but the export reads exactly
+        /// what `dtype` and `shape` describe, so it does not take that on trust).
         pub(crate) fn export(
             buffer: &Arc<B>,
             offset: usize,
@@ -101,6 +103,21 @@ mod bytes {
             dtype: DataType,
             shape: &[usize],
         ) -> Result<ManagedTensor, Error> {
+            let needed = shape
+                .iter()
+                .try_fold(1_usize, |count, &dim| count.checked_mul(dim))
+                .and_then(|count| dtype.packed_size(count));
+            if needed != Some(len) {
+                return Err(Error::msg(format_args!(
+                    "a tensor of {dtype} and shape {shape:?} needs {} bytes; its byte range \
+                     {offset}..{} holds {len}",
+                    needed.map_or_else(
+                        || alloc::format!("more than {}", usize::MAX),
+                        |n| alloc::format!("{n}")
+                    ),
+                    offset.saturating_add(len),
+                )));
+            }
             let bytes = (**buffer).as_ref();
             let inside = offset
                 .checked_add(len)
@@ -128,6 +145,47 @@ mod bytes {
                 // The compact copy lands in 64-byte-aligned memory.
                 tensor.view()?.to_dlpack_tensor()
             }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use alloc::string::ToString;
+        use alloc::sync::Arc;
+        use alloc::vec;
+        use alloc::vec::Vec;
+
+        use super::SharedBytes;
+        use crate::DataType;
+
+        /// The export reads what `dtype` and `shape` describe, so a byte range of another
+        /// length is refused, whatever the parser said, and so is one outside the buffer.
+        #[test]
+        fn a_byte_range_that_does_not_match_dtype_and_shape_is_refused() {
+            let buffer: Arc<Vec<u8>> = Arc::new(vec![0; 16]);
+            let ok = SharedBytes::export(&buffer, 8, 8, DataType::F32, &[2]).unwrap();
+            assert_eq!(ok.view().unwrap().shape(), [2]);
+            let err = SharedBytes::export(&buffer, 8, 4, DataType::F32, &[2])
+                .err()
+                .unwrap();
+            assert_eq!(
+                err.to_string(),
+                "a tensor of float32 and shape [2] needs 8 bytes; its byte range 8..12 holds 4"
+            );
+            let err = SharedBytes::export(&buffer, 0, 0, DataType::F64, &[usize::MAX, 2])
+                .err()
+                .unwrap();
+            assert!(err.to_string().contains("needs more than"), "{err}");
+            // Packed: three float4 elements are two bytes.
+            assert!(SharedBytes::export(&buffer, 0, 2, DataType::FLOAT4_E2M1FN, &[3]).is_ok());
+            assert!(SharedBytes::export(&buffer, 0, 3, DataType::FLOAT4_E2M1FN, &[3]).is_err());
+            let err = SharedBytes::export(&buffer, 12, 8, DataType::F32, &[2])
+                .err()
+                .unwrap();
+            assert_eq!(
+                err.to_string(),
+                "a tensor at bytes 12..20 lies outside the buffer of 16 bytes"
+            );
         }
     }
 }

@@ -27,7 +27,10 @@
 //! # The tensors
 //!
 //! [`Tensors::new`] parses the header once (safetensors' own parser, which checks that every
-//! tensor's offsets match its shape and data type and that the tensors cover the data exactly);
+//! tensor's offsets match its shape and data type and that the tensors cover the data exactly;
+//! each export checks it again, before it describes the bytes: the byte range's length against
+//! the data type times the shape, packed for the sub-byte types, and the range against the
+//! buffer as `AsRef` gives it then, since a safe `AsRef` may give another slice each time);
 //! [`Tensors::get`] exports one tensor, [`tensors`] all of them in file order. Each export
 //! holds a clone of your `Arc`, so the buffer lives as long as the last tensor:
 //!
@@ -269,11 +272,17 @@ impl<B: ?Sized + AsRef<[u8]> + Send + Sync + 'static> Tensors<B> {
             )));
         };
         let (start, end) = info.data_offsets;
+        if end < start {
+            return Err(Error::msg(format_args!(
+                "the safetensors header gives tensor `{name}` the bytes {start}..{end}, which \
+                 end before they start"
+            )));
+        }
         let dtype = info.dtype.dlpack_data_type()?;
         SharedBytes::export(
             &self.buffer,
             self.data_start.saturating_add(start),
-            end.saturating_sub(start),
+            end - start,
             dtype,
             &info.shape,
         )

@@ -4,6 +4,7 @@
 use alloc::sync::Arc;
 use alloc::{boxed::Box, vec::Vec};
 use core::fmt;
+use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
 use super::export::allocation;
@@ -532,11 +533,21 @@ pub(crate) fn compact_copy(meta: &TensorMeta<'_>) -> Result<ManagedTensor, Tenso
     if bytes > isize::MAX as usize || buf.try_reserve_exact(blocks).is_err() {
         return Err(TensorError::AllocationFailed { bytes });
     }
-    buf.resize(blocks, Block([0; 64]));
-    // SAFETY: the `blocks` initialised blocks are `blocks * 64 >= bytes` plain bytes, borrowed
-    // mutably here alone.
-    let out = unsafe { core::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), bytes) };
-    meta.gather_into(out)?;
+    // The elements go straight into the spare capacity: one write of each byte, not a zero
+    // fill and then the copy (which made a compact export of 4 MB cost 1.7 of candle's own
+    // `to_vec1`).
+    let spare = buf.spare_capacity_mut();
+    let capacity = spare.len() * size_of::<Block>();
+    // SAFETY: the reserved capacity is `blocks * 64 >= bytes` bytes of `buf`'s allocation,
+    // borrowed mutably here alone; `MaybeUninit<Block>` is plain bytes, as `MaybeUninit<u8>`.
+    let out = unsafe {
+        core::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<u8>>(), capacity)
+    };
+    let written = meta.gather_into_uninit(out)?;
+    out[written..blocks * size_of::<Block>()].fill(MaybeUninit::new(0));
+    // SAFETY: the first `blocks` blocks are initialised: `written` bytes by the copy, the
+    // rest of them zeroed just above; a `Block` is any 64 bytes.
+    unsafe { buf.set_len(blocks) };
     let how = Copied {
         shape: meta.shape(),
         dtype: meta.dtype(),

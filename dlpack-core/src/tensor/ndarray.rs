@@ -21,6 +21,13 @@
 //! assert!(tensor.view_mut().is_err());
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
+//!
+//! What is checked before an array is made over a tensor's memory: the element type against
+//! the tensor's data type, the first element's alignment, every `bool` byte (0 or 1), the
+//! layout's extent (validated when the tensor was made), and, for a mutable view, that no two
+//! indices reach one element. Any tensor that fails one is an `Err`, never a panic: zero-size
+//! and 0-d shapes, zero and negative strides included. An exported `Array` is described by
+//! ndarray's own shape and strides over its own buffer.
 
 use alloc::vec::Vec;
 use ndarray::{

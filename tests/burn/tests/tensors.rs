@@ -164,6 +164,26 @@ fn zero_size_and_rank_zero_tensors() {
     );
 }
 
+/// burn refuses a `Tensor<0>` (its `from_data` panics: "Tried to create a 0-dim tensor"), so
+/// asking for one is an error, whatever the data, before anything is read or made; a 0-d
+/// DLPack tensor into a `Tensor<1>` is refused with the rank, as above.
+#[test]
+fn a_rank_zero_burn_tensor_is_refused_not_a_panic() {
+    let message = "a burn Tensor<0> cannot be made: burn has no rank-0 tensors; import the \
+                   data with `bridges::burn::import_data`, or reshape it to [1] first";
+    let scalar = || ManagedTensor::from_vec(vec![4.5_f32], &[]).unwrap();
+    let err = burn::import_tensor::<0, burn_tensor::Float>(scalar(), &flex()).unwrap_err();
+    assert_eq!(err.to_string(), message);
+    let err = from_dlpack::<Tensor<0>>(&scalar()).unwrap_err();
+    assert_eq!(err.to_string(), message);
+    let ints = ManagedTensor::from_vec(vec![7_i32], &[]).unwrap();
+    let err = burn::import_tensor::<0, Int>(ints, &flex()).unwrap_err();
+    assert_eq!(err.to_string(), message);
+    let empty = ManagedTensor::from_vec(Vec::<u8>::new(), &[0]).unwrap();
+    let err = burn::import_tensor::<0, Int>(empty, &flex()).unwrap_err();
+    assert_eq!(err.to_string(), message);
+}
+
 #[test]
 fn the_wrong_rank_kind_or_data_is_refused_with_the_reason() {
     let matrix = || ManagedTensor::from_vec(vec![1.0_f32; 6], &[2, 3]).unwrap();
@@ -179,4 +199,42 @@ fn the_wrong_rank_kind_or_data_is_refused_with_the_reason() {
 
     let err = from_dlpack::<Tensor<1>>(&vec![0_u64; 2]).unwrap_err();
     assert_eq!(err.to_string(), "a burn Float tensor cannot hold U64 data");
+}
+
+#[path = "../../../dlpack-core/tests/support/any_input.rs"]
+mod any_input;
+
+/// Any DLPack input (`dlpack-core/tests/support/any_input.rs`: every data type, ranks 0 to 4,
+/// any strides, zero-size and 0-d) imported as a burn tensor of every rank 0 to 4 and every
+/// kind, on flex: the right rank, data type and values, or an `Err`, never a panic.
+#[test]
+fn any_dlpack_input_becomes_a_burn_tensor_or_an_error() {
+    fn check<const D: usize, K>(case: &any_input::Case) -> usize
+    where
+        K: burn_tensor::kind::TensorKind + burn_tensor::kind::Basic,
+    {
+        let Some(tensor) = case.tensor() else {
+            return 0;
+        };
+        let Ok(t) = burn::import_tensor::<D, K>(tensor, &flex()) else {
+            return 0;
+        };
+        assert_eq!(t.dims().as_slice(), case.shape, "{case:?}");
+        let data = t.into_data();
+        assert_eq!(data.as_bytes(), case.expected(), "{case:?}");
+        1
+    }
+    let ok = any_input::each_case(1, |case, _| {
+        let mut ok = 0;
+        macro_rules! ranks {
+            ($($d:literal)*) => {$(
+                ok += check::<$d, burn_tensor::Float>(case);
+                ok += check::<$d, Int>(case);
+                ok += check::<$d, Bool>(case);
+            )*};
+        }
+        ranks!(0 1 2 3 4);
+        ok
+    });
+    assert!(ok > 0, "no case was imported");
 }

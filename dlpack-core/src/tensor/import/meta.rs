@@ -4,6 +4,7 @@ use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::ffi::c_void;
 use core::fmt;
+use core::mem::MaybeUninit;
 use core::ops::Range;
 
 use super::compact;
@@ -393,14 +394,32 @@ impl<'a> TensorMeta<'a> {
         if bytes > isize::MAX as usize || out.try_reserve_exact(bytes).is_err() {
             return Err(TensorError::AllocationFailed { bytes }.into());
         }
-        out.resize(bytes, 0);
-        self.gather_into(&mut out)?;
+        self.gather_into_uninit(&mut out.spare_capacity_mut()[..bytes])?;
+        // SAFETY: `gather_into_uninit` wrote the first `bytes` bytes of the spare capacity,
+        // which holds at least `bytes` (reserved above).
+        unsafe { out.set_len(bytes) };
         Ok(out)
     }
 
     /// [`copy_compact_into`](Self::copy_compact_into), with the crate-internal error: the one
     /// host copy of the crate ([`compact::gather`]).
     pub(crate) fn gather_into(&self, out: &mut [u8]) -> Result<usize, TensorError> {
+        let len = out.len();
+        // SAFETY: `MaybeUninit<u8>` has `u8`'s layout, and `gather_into_uninit` writes only
+        // initialised bytes, so `out` stays initialised.
+        let out = unsafe { &mut *(core::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+        debug_assert_eq!(out.len(), len);
+        self.gather_into_uninit(out)
+    }
+
+    /// [`gather_into`](Self::gather_into) into memory that need not be initialised: on `Ok`,
+    /// the first [`compact_len`](Self::compact_len) bytes of `out` are written, and their count
+    /// returned. Compact elements are copied straight in, so a fresh buffer is written once
+    /// (not zeroed, then copied); a strided gather zeroes its part of `out` first.
+    pub(crate) fn gather_into_uninit(
+        &self,
+        out: &mut [MaybeUninit<u8>],
+    ) -> Result<usize, TensorError> {
         let needed = self.compact_len();
         let Some(out) = out.get_mut(..needed) else {
             return Err(TensorError::CopyBufferLength {
@@ -409,13 +428,21 @@ impl<'a> TensorMeta<'a> {
             });
         };
         let Some(first) = self.host_first()? else {
-            return Ok(0);
+            // No elements: nothing to write (`compact_len` is 0).
+            out.fill(MaybeUninit::new(0));
+            return Ok(needed);
         };
         if self.layout.contiguous {
             // SAFETY: compact: the `needed` bytes from `first` are the elements, readable by
-            // the constructor's contract (`host_first` checked the device and address).
-            out.copy_from_slice(unsafe { core::slice::from_raw_parts(first, needed) });
+            // the constructor's contract (`host_first` checked the device and address); `out`
+            // is `needed` writable bytes, borrowed mutably here alone, and `ptr::copy` allows
+            // any overlap.
+            unsafe { core::ptr::copy(first, out.as_mut_ptr().cast::<u8>(), needed) };
         } else {
+            out.fill(MaybeUninit::new(0));
+            // SAFETY: every byte of `out` was just initialised; `MaybeUninit<u8>` has `u8`'s
+            // layout.
+            let out = unsafe { &mut *(core::ptr::from_mut(out) as *mut [u8]) };
             // SAFETY: a validated, non-empty, unpacked layout whose elements lie in its extent,
             // readable by the constructor's contract; `out` has `count * itemsize` bytes.
             unsafe {
