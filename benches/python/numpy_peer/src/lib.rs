@@ -40,12 +40,11 @@ fn numpy_write(mut x: PyReadwriteArray1<'_, f32>) -> usize {
 #[tensor_args]
 #[pyfunction]
 fn typed_write(mut x: TensorArg<'_, f32, 1, ReadWrite>) -> PyResult<usize> {
-    let mut elements = x.iter_mut()?;
-    let len = elements.len();
-    if let Some(first) = elements.next() {
+    let x = x.as_slice_mut()?;
+    if let Some(first) = x.first_mut() {
         *first = 1.0;
     }
-    Ok(len)
+    Ok(x.len())
 }
 
 /// `with_tensor_view`, with the checks the typed argument makes written in the body.

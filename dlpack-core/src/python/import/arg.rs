@@ -434,23 +434,29 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
             // The import, if any, is released here, before the error reaches Python.
             return Err(mismatch::<T, NDIM, A>(obj, names, Some(&meta)));
         }
-        // Registered before it is handed out (`borrow.rs`): no writable argument overlaps
+        // Registered (`borrow.rs`) before it is handed out: no writable argument overlaps
         // another live view of the same memory. What the import copied is no one else's.
-        let borrow = if meta.flags().contains(Flags::IS_COPIED) {
-            Borrow::NONE
-        } else {
-            let holder = match names {
-                Some((function, argument)) => Holder { function, argument },
-                None => Holder::UNNAMED,
-            };
-            Borrow::acquire(obj.py(), &meta, A::WRITE, holder)?
-        };
-        Ok(Self {
+        // The result is built where it is returned, and the borrow written into it: a local
+        // argument moved into `Ok` afterwards is a copy of the whole argument.
+        let mut result = Ok(Self {
             meta,
             keeper,
-            borrow,
+            borrow: Borrow::NONE,
             _types: PhantomData,
-        })
+        });
+        if let Ok(arg) = &mut result {
+            if !arg.meta.flags().contains(Flags::IS_COPIED) {
+                let holder = match names {
+                    Some((function, argument)) => Holder { function, argument },
+                    None => Holder::UNNAMED,
+                };
+                match Borrow::acquire(obj.py(), &arg.meta, A::WRITE, A::OWNED, holder) {
+                    Ok(borrow) => arg.borrow = borrow,
+                    Err(err) => result = Err(err),
+                }
+            }
+        }
+        result
     }
 
     /// A read-only view: shape, strides, data type, device, and typed access.

@@ -31,7 +31,7 @@
 
 use core::ffi::c_void;
 use core::fmt::Write as _;
-use std::sync::{Mutex, PoisonError};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
@@ -141,6 +141,10 @@ impl Span {
 }
 
 fn gcd(mut a: usize, mut b: usize) -> usize {
+    // The common case, a first stride (or one view's against none), without a division.
+    if a == 0 {
+        return b;
+    }
     while b != 0 {
         (a, b) = (b, a % b);
     }
@@ -156,17 +160,149 @@ struct Entry {
     holder: Holder,
 }
 
-/// The table, behind a lock: a release may come from any thread (an `Owned` argument dropped
-/// without the interpreter). Views are few at any time, so a scan beats any index.
+/// The live views. They are few at any time, so a scan beats any index.
 struct Table {
     next: u64,
     entries: Vec<Entry>,
 }
 
-static TABLE: Mutex<Table> = Mutex::new(Table {
-    next: 1,
-    entries: Vec::new(),
-});
+impl Table {
+    const fn new() -> Self {
+        Self {
+            next: 1,
+            entries: Vec::new(),
+        }
+    }
+
+    /// Registers `request`: its token, or the holder of a view it may not overlap.
+    fn acquire(&mut self, request: &Request) -> Result<u64, Conflict> {
+        if let Some(other) = self
+            .entries
+            .iter()
+            .find(|entry| (request.write || entry.write) && entry.span.overlaps(&request.span))
+        {
+            return Err(Conflict {
+                write: other.write,
+                function: RawStr::new(other.holder.function),
+                argument: RawStr::new(other.holder.argument),
+            });
+        }
+        let token = self.next;
+        self.next += 1;
+        // SAFETY: the strings were made by `RawStr::new` (the `Api`'s contract).
+        let holder = unsafe {
+            Holder {
+                function: request.function.get(),
+                argument: request.argument.get(),
+            }
+        };
+        self.entries.push(Entry {
+            token,
+            span: request.span,
+            write: request.write,
+            holder,
+        });
+        Ok(token)
+    }
+
+    fn release(&mut self, token: u64) {
+        if let Some(i) = self.entries.iter().position(|entry| entry.token == token) {
+            self.entries.swap_remove(i);
+        }
+    }
+}
+
+/// Releases made on a thread that may not hold the interpreter (an `Owned` argument is `Send`,
+/// and may be dropped anywhere): each is left in a slot, and the next `acquire` takes them in.
+struct Pending {
+    slots: [AtomicU64; 32],
+    /// How many slots may be filled: a hint that spares `acquire` the scan (it may run ahead
+    /// of or behind the slots for a moment, and wraps rather than going below zero).
+    count: AtomicUsize,
+}
+
+impl Pending {
+    const fn new() -> Self {
+        Self {
+            slots: [const { AtomicU64::new(0) }; 32],
+            count: AtomicUsize::new(0),
+        }
+    }
+
+    /// Leaves `token` to be released; `false` when every slot is taken.
+    fn leave(&self, token: u64) -> bool {
+        for slot in &self.slots {
+            if slot
+                .compare_exchange(0, token, Ordering::Release, Ordering::Relaxed)
+                .is_ok()
+            {
+                self.count.fetch_add(1, Ordering::Release);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Releases in `table` what was left.
+    fn take_into(&self, table: &mut Table) {
+        if self.count.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        for slot in &self.slots {
+            let token = slot.swap(0, Ordering::Acquire);
+            if token != 0 {
+                table.release(token);
+                self.count.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+static PENDING: Pending = Pending::new();
+
+/// The process's table, under the interpreter's lock: `acquire` and `release` are called only
+/// by threads attached to the interpreter (every view is released where it was made, but an
+/// `Owned` argument's, which goes through `release_detached`), so the table needs no lock of
+/// its own. A mutex here cost four atomic operations per argument, a fifth of a typed
+/// argument's time.
+#[cfg(not(Py_GIL_DISABLED))]
+mod place {
+    use core::cell::UnsafeCell;
+
+    use super::Table;
+
+    struct Attached(UnsafeCell<Table>);
+
+    // SAFETY: reached only through `with`, whose callers hold the GIL, which serialises them.
+    unsafe impl Sync for Attached {}
+
+    static TABLE: Attached = Attached(UnsafeCell::new(Table::new()));
+
+    /// # Safety
+    ///
+    /// The calling thread holds the GIL; `f` does not call `with` again.
+    pub(super) unsafe fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+        // SAFETY: the GIL makes this the only reference to the table (the caller's contract).
+        f(unsafe { &mut *TABLE.0.get() })
+    }
+}
+
+/// Without a GIL (a free-threaded build), the table takes a lock of its own.
+#[cfg(Py_GIL_DISABLED)]
+mod place {
+    use std::sync::{Mutex, PoisonError};
+
+    use super::Table;
+
+    static TABLE: Mutex<Table> = Mutex::new(Table::new());
+
+    /// # Safety
+    ///
+    /// None: the lock serialises the callers.
+    pub(super) unsafe fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+        f(&mut TABLE.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
 
 /// A `&'static str` as it crosses between extensions.
 #[derive(Clone, Copy)]
@@ -216,9 +352,12 @@ struct Conflict {
 struct Api {
     version: u64,
     /// Registers `request`; a token (never 0), or 0 with `conflict` filled when it is refused.
+    /// The calling thread holds the GIL.
     acquire: unsafe extern "C" fn(request: *const Request, conflict: *mut Conflict) -> u64,
-    /// Ends the view the token names.
+    /// Ends the view the token names. The calling thread holds the GIL.
     release: unsafe extern "C" fn(token: u64),
+    /// Ends the view the token names, on any thread.
+    release_detached: unsafe extern "C" fn(token: u64),
 }
 
 const VERSION: u64 = 1;
@@ -229,46 +368,33 @@ static OWN: Api = Api {
     version: VERSION,
     acquire,
     release,
+    release_detached,
 };
 
 unsafe extern "C" fn acquire(request: *const Request, conflict: *mut Conflict) -> u64 {
-    // SAFETY: the `Api`'s contract: `request` is readable, `conflict` writable.
-    let (request, conflict) = unsafe { (&*request, &mut *conflict) };
-    let mut table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(other) = table
-        .entries
-        .iter()
-        .find(|entry| (request.write || entry.write) && entry.span.overlaps(&request.span))
-    {
-        *conflict = Conflict {
-            write: other.write,
-            function: RawStr::new(other.holder.function),
-            argument: RawStr::new(other.holder.argument),
-        };
-        return 0;
+    // SAFETY: the `Api`'s contract: `request` is readable, `conflict` writable, the GIL held.
+    unsafe {
+        place::with(|table| {
+            PENDING.take_into(table);
+            table.acquire(&*request).unwrap_or_else(|refused| {
+                *conflict = refused;
+                0
+            })
+        })
     }
-    let token = table.next;
-    table.next += 1;
-    // SAFETY: the strings were made by `RawStr::new` (the `Api`'s contract).
-    let holder = unsafe {
-        Holder {
-            function: request.function.get(),
-            argument: request.argument.get(),
-        }
-    };
-    table.entries.push(Entry {
-        token,
-        span: request.span,
-        write: request.write,
-        holder,
-    });
-    token
 }
 
 unsafe extern "C" fn release(token: u64) {
-    let mut table = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(i) = table.entries.iter().position(|entry| entry.token == token) {
-        table.entries.swap_remove(i);
+    // SAFETY: the `Api`'s contract: the GIL is held.
+    unsafe { place::with(|table| table.release(token)) }
+}
+
+unsafe extern "C" fn release_detached(token: u64) {
+    if !PENDING.leave(token) {
+        // Every slot is taken: as many releases came off the interpreter since the last
+        // `acquire` took them in. This one waits for the interpreter instead.
+        // SAFETY: attached, as `release` needs.
+        Python::attach(|_| unsafe { release(token) });
     }
 }
 
@@ -302,7 +428,8 @@ fn shared(py: Python<'_>) -> PyResult<&'static Api> {
     Ok(&OWN)
 }
 
-/// An entry to release once, on any thread, by calling `release(token)`.
+/// An entry to release once by calling `release(token)`: the table's `release`, on the thread
+/// that made it, attached; or its `release_detached`, on any thread.
 #[derive(Debug)]
 struct Claim {
     token: u64,
@@ -328,11 +455,14 @@ impl Borrow {
     pub(crate) const NONE: Self = Self(None);
 
     /// Registers a view of `meta` for `holder`, writable when `write`; a `BufferError` naming
-    /// both sides when it overlaps a live view it may not.
+    /// both sides when it overlaps a live view it may not. `send`: the borrow may be dropped
+    /// on another thread, or without the interpreter (an `Owned` argument); otherwise it must
+    /// be dropped on this thread, attached, which every `!Send` holder ensures.
     pub(crate) fn acquire(
         py: Python<'_>,
         meta: &TensorMeta<'_>,
         write: bool,
+        send: bool,
         holder: Holder,
     ) -> PyResult<Self> {
         let Some(span) = Span::of(meta) else {
@@ -365,7 +495,11 @@ impl Borrow {
         }
         Ok(Self(Some(Claim {
             token,
-            release: api.release,
+            release: if send {
+                api.release_detached
+            } else {
+                api.release
+            },
         })))
     }
 }
@@ -385,7 +519,7 @@ pub(crate) fn lent(
         return Ok(tensor);
     }
     let view = tensor.view().map_err(buffer_error)?;
-    drop(Borrow::acquire(py, &view, false, holder)?);
+    drop(Borrow::acquire(py, &view, false, false, holder)?);
     drop(view);
     Ok(tensor.lent_by_producer())
 }
@@ -572,40 +706,49 @@ mod tests {
     }
 
     #[test]
-    fn the_table_refuses_writers_beside_anything_and_releases_on_drop() {
-        let ask = |span, write, argument| {
+    fn the_table_refuses_writers_beside_anything_and_takes_releases_from_any_thread() {
+        // A table of this test's own: the process's is the interpreter's to serialise.
+        let mut table = Table::new();
+        let ask = |table: &mut Table, span, write, argument| {
             let request = Request {
                 span,
                 write,
                 function: RawStr::new("f"),
                 argument: RawStr::new(argument),
             };
-            let mut conflict = Conflict {
-                write: false,
-                function: RawStr::new(""),
-                argument: RawStr::new(""),
-            };
-            // SAFETY: a readable request and a writable conflict.
-            let token = unsafe { acquire(&request, &mut conflict) };
-            // SAFETY: filled from `&'static str`s.
-            let other = unsafe { (conflict.function.get(), conflict.argument.get()) };
-            (token, other)
+            match table.acquire(&request) {
+                Ok(token) => (token, ("", "")),
+                // SAFETY: filled from `&'static str`s.
+                Err(other) => (0, unsafe { (other.function.get(), other.argument.get()) }),
+            }
         };
-        // An address range no other test uses.
-        let x = span(7_000_000, 8, 4, 4);
-        let (a, _) = ask(x, false, "a");
-        let (b, _) = ask(x, false, "b");
+        let x = span(1000, 8, 4, 4);
+        let (a, _) = ask(&mut table, x, false, "a");
+        let (b, _) = ask(&mut table, x, false, "b");
         assert!(a != 0 && b != 0, "two readers share");
-        let (c, other) = ask(x, true, "c");
+        let (c, other) = ask(&mut table, x, true, "c");
         assert_eq!((c, other), (0, ("f", "a")));
-        // SAFETY: tokens of this table.
-        unsafe { (release(a), release(b)) };
-        let (c, _) = ask(x, true, "c");
+        table.release(a);
+        // A release from another thread, left for the next `acquire` to take in.
+        let pending = Pending::new();
+        std::thread::scope(|scope| {
+            scope.spawn(|| assert!(pending.leave(b)));
+        });
+        assert_eq!(ask(&mut table, x, true, "c").0, 0, "not taken in yet");
+        pending.take_into(&mut table);
+        let (c, _) = ask(&mut table, x, true, "c");
         assert_ne!(c, 0);
-        let (d, other) = ask(span(7_000_004, 1, 0, 4), false, "d");
+        let (d, other) = ask(&mut table, span(1004, 1, 0, 4), false, "d");
         assert_eq!((d, other), (0, ("f", "c")));
-        // SAFETY: as above.
-        unsafe { release(c) };
+        table.release(c);
+        assert!(table.entries.is_empty());
+        // Full slots refuse more, until they are taken in.
+        for token in 1..=32 {
+            assert!(pending.leave(token));
+        }
+        assert!(!pending.leave(33));
+        pending.take_into(&mut table);
+        assert!(pending.leave(33));
     }
 
     #[test]

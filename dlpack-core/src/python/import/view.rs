@@ -111,7 +111,7 @@ fn lend_to<R>(
     let borrow = if view.flags().contains(Flags::IS_COPIED) {
         Borrow::NONE
     } else {
-        Borrow::acquire(obj.py(), &view, false, Holder::VIEW)?
+        Borrow::acquire(obj.py(), &view, false, false, Holder::VIEW)?
     };
     let result = f(view);
     drop(borrow);
