@@ -239,10 +239,23 @@ def typed_lines(repeat):
     small = numpy.zeros(8, dtype=numpy.float32)
     assert peer.typed_len(small) == peer.numpy_len(small) == 8
     assert peer.typed_write(small) == peer.numpy_write(small) == 8 and small[0] == 1.0
+    # Inputs users pass as often: a read-only array (a memory map, a view of bytes) and an
+    # axis of extent 1 (`x[:, None]`).
+    frozen = numpy.zeros(8, dtype=numpy.float32)
+    frozen.flags.writeable = False
+    column = numpy.zeros(8, dtype=numpy.float32)[:, None]
+    assert peer.typed_len(frozen) == peer.numpy_len(frozen) == 8
+    assert peer.typed_len2(column) == peer.numpy_len2(column) == 8
     results += compared([
         ("typed f32 vector argument vs rust-numpy PyReadonlyArray1<f32> (8 elements)",
          lambda: peer.typed_len(small), "rust-numpy PyReadonlyArray1<f32>",
          lambda: peer.numpy_len(small)),
+        ("the same, a read-only array (8 elements)",
+         lambda: peer.typed_len(frozen), "rust-numpy PyReadonlyArray1<f32>",
+         lambda: peer.numpy_len(frozen)),
+        ("typed f32 matrix argument vs rust-numpy PyReadonlyArray2<f32>, shape (8, 1)",
+         lambda: peer.typed_len2(column), "rust-numpy PyReadonlyArray2<f32>",
+         lambda: peer.numpy_len2(column)),
         ("writable typed f32 vector argument vs rust-numpy PyReadwriteArray1<f32> (8 elements)",
          lambda: peer.typed_write(small), "rust-numpy PyReadwriteArray1<f32>",
          lambda: peer.numpy_write(small)),

@@ -220,18 +220,42 @@ def layouts(dtype):
     yield "unaligned", np.frombuffer(bytearray(8 * itemsize + 1), dtype, offset=1)
 
 
+def addressing(meta):
+    """What metadata says of the memory it addresses: the data type, shape, flags, the address
+    of the first element, the byte range, and the strides of the axes of two or more elements
+    (of an array that has elements). NumPy's buffer works out the strides of a contiguous
+    array where `__dlpack__` gives the array's own: they may differ on an axis of extent 1,
+    and in an array with no elements, where they address nothing."""
+    dtype, shape, strides, flags, first, byte_range = meta
+    empty = 0 in shape
+    kept = [None if empty or extent <= 1 else stride for extent, stride in zip(shape, strides)]
+    return dtype, shape, kept, flags, None if empty else first, byte_range
+
+
 @pytest.mark.parametrize("dtype", NUMPY_DTYPES)
 def test_numpy_arrays_are_read_through_their_buffer_as_dlpack_describes_them(dtype):
     for layout, a in layouts(dtype):
         expected = dlpack_seen(a)
-        # An axis of extent 0 or 1 goes through `__dlpack__`: NumPy's buffer works out the
-        # strides of a contiguous array, which may differ from the array's own there.
-        imported = any(extent <= 1 for extent in a.shape)
-        assert dlpack_demo.arg_meta(a) == (expected, imported), layout
-        assert dlpack_demo.arg_meta(a, "write") == (expected, imported), layout
-        assert dlpack_demo.view_meta(a) == expected, layout
+        for form in ("read", "write"):
+            meta, imported = dlpack_demo.arg_meta(a, form)
+            assert not imported, (layout, form)
+            assert addressing(meta) == addressing(expected), (layout, form)
+            if all(extent > 1 for extent in a.shape):
+                assert meta == expected, (layout, form)
+        assert addressing(dlpack_demo.view_meta(a)) == addressing(expected), layout
         # `Owned` hands its tensor over and may release it on any thread: `__dlpack__`.
         assert dlpack_demo.arg_meta(a, "owned") == (expected, True), layout
+
+
+def test_axes_of_extent_0_or_1_differ_only_where_they_address_nothing():
+    column = np.zeros(3, np.float32)[:, None]
+    assert column.strides == (4, 0)
+    meta, imported = dlpack_demo.arg_meta(column)
+    assert not imported and meta[2] == [1, 1] and dlpack_seen(column)[2] == [1, 0]
+    assert addressing(meta) == addressing(dlpack_seen(column))
+    # The kernels see the same elements either way.
+    assert dlpack_demo.row_sums(np.arange(3, dtype=np.float32)[:, None]) == [0.0, 1.0, 2.0]
+    assert dlpack_demo.row_sums(np.zeros((0, 3), np.float32)) == []
 
 
 def test_the_first_array_of_a_process_is_read_through_its_buffer():
@@ -316,20 +340,35 @@ def test_ml_dtypes_arrays_go_through_dlpack():
         same_as_dlpack(a)
 
 
-def test_read_only_arrays_go_through_dlpack_and_keep_its_flags():
+def test_read_only_arrays_are_read_through_their_buffer_and_keep_its_flags():
     frozen = np.arange(3, dtype=np.float32)
     frozen.flags.writeable = False
     meta, imported = dlpack_demo.arg_meta(frozen)
-    assert imported and meta == dlpack_seen(frozen) and meta[3] == 1  # READ_ONLY
-    # Writeable arrays NumPy warns about writing: a read-only buffer, a writable DLPack tensor;
-    # telling the two apart must not make NumPy warn.
+    assert not imported and meta == dlpack_seen(frozen) and meta[3] == 1  # READ_ONLY
+    assert dlpack_demo.view_meta(frozen) == meta
+    # A view of bytes, and a read-only memory map: common inputs, read in place.
+    for a in (np.frombuffer(bytes(16), np.float32), np.frombuffer(bytes(16), np.float32)[::2]):
+        meta, imported = dlpack_demo.arg_meta(a)
+        assert not imported and meta == dlpack_seen(a) and meta[3] == 1
+    # A writable argument asks `__dlpack__`, and is refused as read-only.
+    with pytest.raises(TypeError, match="must be a writable float32 or float64 tensor.*got a read-only"):
+        dlpack_demo.scale(frozen, 2.0)
+
+
+def test_arrays_numpy_warns_about_writing_are_read_only_to_readers_and_writable_to_writers():
+    # Writeable arrays NumPy warns about writing (`numpy.broadcast_arrays`): a read-only
+    # buffer, a writable DLPack tensor. A reader sees them read-only, as NumPy's buffer says
+    # (NumPy's next releases make them so); a writer asks `__dlpack__`, which takes them.
+    # Neither makes NumPy warn.
     import warnings
-    broadcast = np.broadcast_arrays(np.zeros(3), np.zeros((2, 3)))[0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        broadcast = np.broadcast_arrays(np.zeros(3), np.zeros((2, 3)))[0]
         meta, imported = dlpack_demo.arg_meta(broadcast)
-        assert imported and meta[3] == 0
+        assert not imported and meta[3] == 1
         assert dlpack_demo.view_meta(broadcast) == meta
+        meta, imported = dlpack_demo.arg_meta(broadcast, "write")
+        assert imported and meta[3] == 0
 
 
 def test_subclasses_go_through_their_own_dlpack():

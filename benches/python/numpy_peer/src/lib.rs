@@ -9,7 +9,7 @@
 use dlpack_core::DataType;
 use dlpack_core::python::{TensorArg, tensor_args, with_tensor_view};
 use dlpack_core::tensor::require::ReadWrite;
-use numpy::{PyReadonlyArray1, PyReadwriteArray1, PyUntypedArrayMethods};
+use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
@@ -23,6 +23,19 @@ fn numpy_len(x: PyReadonlyArray1<'_, f32>) -> usize {
 #[tensor_args]
 #[pyfunction]
 fn typed_len(x: TensorArg<'_, f32, 1>) -> usize {
+    x.view().len()
+}
+
+/// rust-numpy's extraction of a float32 matrix, borrowed read-only.
+#[pyfunction]
+fn numpy_len2(x: PyReadonlyArray2<'_, f32>) -> usize {
+    x.len()
+}
+
+/// The typed argument: any DLPack tensor of float32 with two dimensions, on the CPU.
+#[tensor_args]
+#[pyfunction]
+fn typed_len2(x: TensorArg<'_, f32, 2>) -> usize {
     x.view().len()
 }
 
@@ -63,6 +76,8 @@ fn dlpack_numpy_peer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(numpy_len, m)?)?;
     m.add_function(wrap_pyfunction!(typed_len, m)?)?;
     m.add_function(wrap_pyfunction!(view_len, m)?)?;
+    m.add_function(wrap_pyfunction!(numpy_len2, m)?)?;
+    m.add_function(wrap_pyfunction!(typed_len2, m)?)?;
     m.add_function(wrap_pyfunction!(numpy_write, m)?)?;
     m.add_function(wrap_pyfunction!(typed_write, m)?)?;
     Ok(())

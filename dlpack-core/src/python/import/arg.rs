@@ -377,12 +377,16 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         obj: &Bound<'_, PyAny>,
         names: Option<(&'static str, &'static str)>,
     ) -> PyResult<Self> {
-        if let Some((raw, buffer)) = buffer::lend(obj) {
+        // A writable argument of a read-only buffer asks `__dlpack__`, which alone tells an
+        // array that is not writeable from one NumPy warns about writing (`buffer/`).
+        if let Some((raw, buffer, flags)) =
+            buffer::lend(obj).filter(|lent| !A::WRITE || lent.2.is_empty())
+        {
             // SAFETY: the shape and strides `raw` points to stay valid and unchanged while
             // `buffer` is held (`lend`), which the argument keeps beside the metadata, declared
             // after it, so that the metadata is dropped first; on a refusal both are dropped
             // here. The data is read as every import from Python is (`view`).
-            let meta = unsafe { TensorMeta::new(&raw, Flags::EMPTY, StridesRule::NullIsCompact) };
+            let meta = unsafe { TensorMeta::new(&raw, flags, StridesRule::NullIsCompact) };
             if let Ok(meta) = meta {
                 // SAFETY: only the lifetime changes: the metadata borrows the shape and
                 // strides `raw` points to, which live as long as `buffer` (above), not `raw`.

@@ -137,16 +137,16 @@ fn with_imported<R>(
 #[cfg(numpy_buffer)]
 #[inline(always)]
 fn ndarray_view<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(TensorView<'_>) -> R) -> PyResult<R> {
-    let Some((raw, buffer)) = buffer::lend(obj) else {
+    let Some((raw, buffer, flags)) = buffer::lend(obj) else {
         return with_imported(obj, Route::Buffer, None, f);
     };
     // SAFETY: the shape and strides `raw` points to stay valid and unchanged while `buffer` is
     // held (`lend`), which it is until `f` returns, and the view lives only inside `f`; the
     // elements are readable and unwritten meanwhile, the contract of every import from Python
     // (tensor/mod.rs, "Imports").
-    let Ok(view) = (unsafe {
-        TensorView::from_dl_tensor(&raw, Flags::EMPTY, crate::ffi::DLPackVersion::CURRENT)
-    }) else {
+    let Ok(view) =
+        (unsafe { TensorView::from_dl_tensor(&raw, flags, crate::ffi::DLPackVersion::CURRENT) })
+    else {
         drop(buffer);
         return with_imported(obj, Route::Buffer, None, f);
     };

@@ -29,9 +29,11 @@ pub(crate) unsafe fn buffer_data_type(view: &ffi::Py_buffer) -> Option<DataType>
 
 /// The tensor of `data_type` a buffer describes, on the CPU, its strides converted to
 /// elements in `strides`; `None` where it may not be what `__dlpack__` would export: an item
-/// size that is not `data_type`'s, suboffsets, an axis of extent 0 or 1 (whose stride NumPy's
-/// buffer may have worked out rather than given), strides that are not multiples of the item
-/// size, more dimensions than `strides` holds (or than [`MAX_NDIM`]).
+/// size that is not `data_type`'s, suboffsets, strides that are not multiples of the item
+/// size, more dimensions than `strides` holds (or than [`MAX_NDIM`]). An axis of extent 1,
+/// and an array with no elements, are described with the strides the buffer gives, which
+/// NumPy works out for a contiguous array where `__dlpack__` gives the array's own: they
+/// differ only where they address nothing (the module documentation).
 ///
 /// # Safety
 ///
@@ -53,20 +55,12 @@ pub(crate) unsafe fn describe(
     {
         return None;
     }
-    let (shape, byte_strides): (&[ffi::Py_ssize_t], &[ffi::Py_ssize_t]) = if ndim == 0 {
-        (&[], &[])
+    let byte_strides: &[ffi::Py_ssize_t] = if ndim == 0 {
+        &[]
     } else {
-        // SAFETY: non-null, `ndim` readable values each (the caller's contract).
-        unsafe {
-            (
-                core::slice::from_raw_parts(view.shape, ndim),
-                core::slice::from_raw_parts(view.strides, ndim),
-            )
-        }
+        // SAFETY: non-null, `ndim` readable values (the caller's contract).
+        unsafe { core::slice::from_raw_parts(view.strides, ndim) }
     };
-    if shape.iter().any(|&extent| extent <= 1) {
-        return None;
-    }
     // Not 0 (checked above).
     let step = view.itemsize;
     for (out, &stride) in strides.iter_mut().zip(byte_strides) {
@@ -327,7 +321,7 @@ mod tests {
     }
 
     #[test]
-    fn zero_dimensions_but_no_axis_of_extent_0_or_1() {
+    fn zero_dimensions_and_axes_of_extent_0_or_1() {
         let mut data = [0_u8; 16];
         // A 0-d array: no shape or strides are read (NumPy may give null ones).
         let (mut shape, mut strides) = ([0_isize; 0], [0_isize; 0]);
@@ -336,18 +330,28 @@ mod tests {
         view.strides = core::ptr::null_mut();
         assert_eq!(meta_of(&view), Some((vec![], vec![], DataType::C128, true)));
         // No elements: NumPy's buffer works strides out for a contiguous array
-        // (`np.zeros((0, 3), "f4")` has strides (0, 0), its buffer (12, 4)).
+        // (`np.zeros((0, 3), "f4")` has strides (0, 0), its buffer (12, 4)); they address
+        // nothing, and are taken as they are.
         let (mut shape, mut strides) = ([0_isize, 3], [12_isize, 4]);
         let view = buffer(&mut data, c"f", 4, &mut shape, &mut strides);
-        assert_eq!(meta_of(&view), None);
+        assert_eq!(
+            meta_of(&view),
+            Some((vec![0, 3], vec![3, 1], DataType::F32, true))
+        );
         // An axis of extent 1, whose stride is free in NumPy and worked out in the buffer
         // (`np.zeros(3, "f4")[:, None]` has strides (4, 0), its buffer (4, 4)).
         let (mut shape, mut strides) = ([3_isize, 1], [4_isize, 4]);
         let view = buffer(&mut data, c"f", 4, &mut shape, &mut strides);
-        assert_eq!(meta_of(&view), None);
+        assert_eq!(
+            meta_of(&view),
+            Some((vec![3, 1], vec![1, 1], DataType::F32, true))
+        );
         let (mut shape, mut strides) = ([1_isize], [4_isize]);
         let view = buffer(&mut data, c"f", 4, &mut shape, &mut strides);
-        assert_eq!(meta_of(&view), None);
+        assert_eq!(
+            meta_of(&view),
+            Some((vec![1], vec![1], DataType::F32, true))
+        );
     }
 
     #[test]

@@ -20,33 +20,44 @@
 //!   meets the class (`values/classify.rs`); a subclass (`numpy.memmap`, `numpy.matrix`, a
 //!   class of yours, which may override `__dlpack__`) and every other library go through
 //!   `__dlpack__`;
-//! - the array is writable (below);
+//! - for a writable argument, the buffer is writable (below);
 //! - the format is one item of a type DLPack names, in native byte order
 //!   ([`format::format_data_type`]: `?`, `b` `B` `h` `H` `i` `I` `l` `L` `q` `Q` `n` `N`, `e`
 //!   `f` `d`, `Zf` `Zd`, after an optional `@`, `=`, or the `<`/`>`/`!` of the machine's own
 //!   order), whose size is the buffer's item size; the answer is remembered per dtype object
 //!   (`dtypes.rs`), and the next array of that dtype is asked for without its format, which
 //!   NumPy builds anew on every call that asks for it;
-//! - every axis has two elements or more: NumPy's buffer gives a contiguous array (C or
-//!   Fortran order) strides worked out from its shape (`buffer.c`, `_buffer_info_new`) where
-//!   `__dlpack__` exports the array's own, and the two can differ only on an axis of extent 1
-//!   (whose stride NumPy leaves free) or in an array with no elements;
 //! - the byte strides are multiples of the item size (NumPy's export divides them), and there
 //!   are no suboffsets.
 //!
 //! Anything else is asked for through `__dlpack__`, which decides and raises what it raises:
 //! a dtype the buffer cannot describe (ml_dtypes' `bfloat16` and float8 types, datetimes,
 //! strings, structured and void dtypes; `longdouble`, which NumPy exports only where it is
-//! 64 bits), a byte-swapped array, an axis of extent 0 or 1, other strides, more than 64
-//! dimensions, a read-only array, a buffer NumPy refuses.
+//! 64 bits), a byte-swapped array, other strides, more than 64 dimensions, a read-only array
+//! for a writable argument, a buffer NumPy refuses.
+//!
+//! Where the metadata is not `__dlpack__`'s to the letter, it differs only where it addresses
+//! nothing: NumPy's buffer gives a contiguous array (C or Fortran order) strides worked out
+//! from its shape (`buffer.c`, `_buffer_info_new`) where `__dlpack__` exports the array's own,
+//! and the two differ only on an axis of extent 1 (whose stride NumPy leaves free: `x[:, None]`
+//! has stride 0 there, its buffer the stride below it) or in an array with no elements. Every
+//! element's address, the byte range, compactness and every stride of an axis of two or more
+//! elements are the same (`tests/python/test_typed_args.py` holds both paths to that over
+//! every dtype and layout), and those arrays, common inputs, are read as fast as the rest.
 //! The address is NumPy's data pointer with no byte offset, on the CPU, as NumPy's export
 //! gives it.
 //!
 //! Read-only: a buffer that is not read-only is a writable array, which `__dlpack__` exports
-//! without `READ_ONLY`. A read-only buffer goes through `__dlpack__`: it is either an array
-//! that is not writeable, or a writeable one NumPy warns about writing (`WARN_ON_WRITE`: the
-//! arrays `numpy.broadcast_arrays` returns), which `__dlpack__` exports as writable, and the
-//! public way to tell the two apart (`flags.writeable`) makes NumPy warn.
+//! without `READ_ONLY`. A read-only buffer is either an array that is not writeable (a memory
+//! map opened read-only, a view of `bytes`, `flags.writeable = False`), which `__dlpack__`
+//! exports `READ_ONLY`, or a writeable one NumPy warns about writing (`WARN_ON_WRITE`: the
+//! arrays `numpy.broadcast_arrays` returns), which `__dlpack__` exports as writable; the
+//! public way to tell the two apart (`flags.writeable`) makes NumPy warn. A reader
+//! (`with_tensor_view`, a `ReadOnly` argument) takes it through the buffer, flagged
+//! `READ_ONLY`: true of the first kind, and of the second what NumPy says of it (it warns on
+//! a write, and its next releases refuse one), where `__dlpack__` would say writable. A
+//! writable argument asks `__dlpack__`, which alone tells the two apart: it takes the second
+//! and refuses the first.
 //!
 //! The data is then read as an import from `__dlpack__` reads it (tensor/mod.rs, "Imports"):
 //! Python code that writes the array while a Rust view reads it breaks the view's contract,
@@ -70,6 +81,7 @@ use pyo3::prelude::*;
 
 use crate::ffi::DLTensor;
 use crate::python::class_cache;
+use crate::tensor::Flags;
 use crate::tensor::limits::MAX_NDIM;
 
 // The buffer's shape is NumPy's `npy_intp` array, read in place as DLPack's `int64_t` one:
@@ -128,7 +140,9 @@ pub(crate) fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
 }
 
 /// The tensor `obj`, a `numpy.ndarray` itself ([`is_ndarray`]), is, as its buffer describes
-/// it, with the buffer that keeps the shape and strides it points to valid and unchanged
+/// it, with its flags (`READ_ONLY` for a read-only buffer: see the module documentation for
+/// what a writer does with it) and the buffer that keeps the shape and strides it points to
+/// valid and unchanged
 /// (NumPy's shape, which the array keeps until it dies, which the buffer's reference prevents;
 /// the strides in elements, in the buffer's own allocation, which moving the buffer does not
 /// move); `None` where the buffer does not describe exactly what `__dlpack__` would export (see
@@ -138,7 +152,7 @@ pub(crate) fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
 /// built where it is kept, as the exchange table's is, because every move of it through a
 /// return value costs more than the checks (docs/decisions.md, "Typed access").
 #[inline(always)]
-pub(crate) fn lend(obj: &Bound<'_, PyAny>) -> Option<(DLTensor, ArrayBuffer)> {
+pub(crate) fn lend(obj: &Bound<'_, PyAny>) -> Option<(DLTensor, ArrayBuffer, Flags)> {
     let py = obj.py();
     // The array's dtype, by its public attribute: what its format maps to, once known.
     let dtype = obj.getattr(intern!(py, "dtype")).ok()?;
@@ -182,8 +196,10 @@ pub(crate) fn lend(obj: &Bound<'_, PyAny>) -> Option<(DLTensor, ArrayBuffer)> {
     };
     // SAFETY: `view` was filled by `PyObject_GetBuffer` with `PyBUF_STRIDES` at least.
     let raw = unsafe { format::describe(view, data_type, strides) }?;
-    if view.readonly != 0 {
-        return None;
-    }
-    Some((raw, buffer))
+    let flags = if view.readonly != 0 {
+        Flags::READ_ONLY
+    } else {
+        Flags::EMPTY
+    };
+    Some((raw, buffer, flags))
 }
