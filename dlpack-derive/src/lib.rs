@@ -1,9 +1,12 @@
 //! `#[derive(DlpackDataType)]` and `#[derive(DlpackDevice)]`: compile-time checked DLPack
-//! conversions for your own dtype and device types.
+//! conversions for your own dtype and device types; and, with PyO3, `#[pymethods]` (the
+//! Python protocol of a dtype, device or tensor class) and `#[tensor_args]` (typed tensor
+//! arguments that name the function and the argument in their errors).
 //!
-//! Use them through [`dlpack-core`](https://docs.rs/dlpack-core), which re-exports both under
-//! its default feature `derive` (`use dlpack_core::{DlpackDataType, DlpackDevice};`) and
-//! documents every attribute on the re-exports. This crate holds the macros only.
+//! Use them through [`dlpack-core`](https://docs.rs/dlpack-core), which re-exports the derives
+//! under its default feature `derive` (`use dlpack_core::{DlpackDataType, DlpackDevice};`) and
+//! the attributes as `dlpack_core::python::{pymethods, tensor_args}`, and documents every
+//! attribute on the re-exports. This crate holds the macros only.
 //!
 //! ```
 //! use dlpack_core::{DataType, Device, DlpackDataType, DlpackDevice};

@@ -1,8 +1,7 @@
-//! The crate's [`Error`] type, and the reasons it carries from the layers above: a tensor's
-//! refusal ([`TensorError`], with the limits its messages quote) and the CUDA backend's
-//! (`CudaError`, feature `cuda`). They are defined here, below the layers that
-//! return them, because every layer above returns [`Error`]; `tensor` and `cuda` re-export
-//! them under their public paths.
+//! The crate's [`Error`]: every fallible function of the crate returns it. Each module's own
+//! error travels inside it: a tensor's refusal as [`Error::Tensor`] ([`TensorError`], in the
+//! `tensor` module, with the limits its messages quote), the CUDA backend's as `Error::Cuda`
+//! (`cuda::CudaError`, feature `cuda`).
 
 use alloc::{boxed::Box, string::ToString};
 use core::fmt;

@@ -1,7 +1,7 @@
 //! NumPy arrays read through CPython's buffer protocol: how [`TensorArg`](super::TensorArg)
 //! and [`with_tensor_view`](super::with_tensor_view) borrow an exact `numpy.ndarray` without
-//! calling its `__dlpack__`, whose capsule, made and consumed on every call, costs about 200 ns
-//! (more than everything else a typed argument does; rust-numpy's `PyReadonlyArray` takes 90).
+//! calling its `__dlpack__`, whose capsule, made and consumed on every call, costs more than
+//! everything else a typed argument does (the figures are in `benches/README.md`).
 //!
 //! `PyObject_GetBuffer(array, PyBUF_RECORDS_RO)` is NumPy's documented buffer export: the
 //! data pointer, shape, byte strides, item size, `struct`-module format string and whether
