@@ -6,6 +6,7 @@
 //! |---|---|
 //! | give Python your framework's tensors | [`pymethods(tensor)`](pymethods) on your `#[pyclass]`, with a [`CpuTensor`] impl for host memory (one method: the tensor), or a [`TensorClass`] impl ([`DlpackRequest`] decides share or copy) |
 //! | hand Python a Rust tensor without a class of your own | [`to_python`] ([`PyTensor`]) |
+//! | hand a result back in the caller's library (NumPy for NumPy, PyTorch for PyTorch, …) | [`Framework`] (`TensorArg::framework`) |
 //! | take any Python tensor in a Rust function | [`TensorArg`] (typed, checked before the body runs), [`with_tensor_view`] (borrowed, for a kernel), [`import_tensor`] (owned) |
 //! | dtype and device classes of your own | [`pymethods(data_type)`](pymethods) / [`pymethods(device)`](pymethods), [`add_values`] |
 //! | read any dtype or device object (NumPy's, PyTorch's, JAX's, Paddle's, a name) | [`DataTypeLike`], [`DeviceLike`] (handing back a [`PyDataType`], [`PyDevice`]) |
@@ -411,6 +412,7 @@ mod class;
 mod class_cache;
 mod error;
 mod export;
+mod framework;
 mod import;
 mod ints;
 mod message;
@@ -435,6 +437,7 @@ pub use class::{CpuTensor, TensorClass, add_values, from_dlpack};
 pub use class::ProtocolClass;
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
+pub use framework::Framework;
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
 #[doc(hidden)]

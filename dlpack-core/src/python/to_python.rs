@@ -154,6 +154,56 @@ impl PyTensor {
         self.device
     }
 
+    /// `tensor` for its first consumer, as it is (no copy, and writable unless flagged
+    /// `READ_ONLY`); a second consumer is refused with a `BufferError`. What a kernel returns
+    /// to Python when one `from_dlpack` will take it, as
+    /// [`Framework::from_dlpack`](crate::python::Framework::from_dlpack) does. Host tensors
+    /// only.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::python::{PyTensor, import_tensor};
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let tensor = ManagedTensor::from_vec(vec![1_i32, 2], &[2])?;
+    ///     let address = tensor.view()?.data_ptr();
+    ///     let object = Bound::new(py, PyTensor::from_managed(tensor)?)?;
+    ///     let taken = import_tensor(object.as_any(), None, None)?;
+    ///     assert_eq!(taken.view()?.data_ptr(), address); // the tensor itself
+    ///     assert!(import_tensor(object.as_any(), None, None).is_err()); // handed over once
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    pub fn from_managed(tensor: ManagedTensor) -> Result<Self, Error> {
+        /// What is left once the tensor was handed over: nothing to export.
+        struct HandedOver;
+
+        impl ToDlpackTensor for HandedOver {
+            fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
+                Err(Error::msg(
+                    "the tensor was handed over to its first consumer, which owns it now",
+                ))
+            }
+        }
+
+        let device = tensor.device();
+        if device != Device::CPU {
+            return Err(Error::msg(format_args!(
+                "a tensor on {device} cannot be handed to a framework's from_dlpack here, which \
+                 exports host tensors; copy it to the CPU first"
+            )));
+        }
+        Ok(Self {
+            source: Box::new(HandedOver),
+            device,
+            immutable: false,
+            first: Mutex::new(Some(tensor)),
+        })
+    }
+
     /// The export for one consumer: the first one, or a new one.
     fn next_export(&self) -> Result<ManagedTensor, Error> {
         let first = self

@@ -11,8 +11,9 @@
 
 use dlpack_core::DataType;
 use dlpack_core::Element;
+use dlpack_core::ManagedTensor;
 use dlpack_core::dispatch::Kernel;
-use dlpack_core::python::with_tensor_view;
+use dlpack_core::python::{Framework, with_tensor_view};
 use dlpack_core::python::{TensorArg, tensor_args};
 use dlpack_core::tensor::IterMut;
 use dlpack_core::tensor::TensorMeta;
@@ -224,4 +225,34 @@ pub fn write_importing(
     let sum = imported.view()?.iter::<f32>()?.sum();
     x.iter_mut()?.for_each(|v| *v = 0.0);
     Ok(sum)
+}
+
+/// `negated(x)`: `-x` for a float32 tensor of any library, handed back in that library (a
+/// NumPy array for a NumPy array, a PyTorch tensor for a PyTorch tensor, …) by
+/// `dlpack_core::python::Framework`, compact, without a copy of the result.
+#[pyfunction]
+pub fn negated<'py>(x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let result = negated_tensor(x)?;
+    Framework::of(x)?.from_dlpack(result)
+}
+
+/// `negated_rust(x)`: `negated`'s result as this crate's own tensor class, for the benchmark
+/// that converts it by hand in Python (`numpy.from_dlpack(negated_rust(x))`).
+#[pyfunction]
+pub fn negated_rust<'py>(
+    x: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, dlpack_core::python::PyTensor>> {
+    let result = negated_tensor(x)?;
+    let tensor = dlpack_core::python::PyTensor::from_managed(result)
+        .map_err(|err| pyo3::exceptions::PyBufferError::new_err(err.to_string()))?;
+    Bound::new(x.py(), tensor)
+}
+
+fn negated_tensor(x: &Bound<'_, PyAny>) -> PyResult<ManagedTensor> {
+    let (values, shape) = with_tensor_view(x, |view| -> PyResult<(Vec<f32>, Vec<usize>)> {
+        let values = view.iter::<f32>()?.map(|v| -v).collect();
+        let shape = view.shape().iter().map(|&extent| extent as usize).collect();
+        Ok((values, shape))
+    })??;
+    Ok(ManagedTensor::from_vec(values, &shape)?)
 }
