@@ -25,6 +25,20 @@ try:
 except ImportError:  # not built: the files that drive it skip, with the reason
     dlpack_demo = None
 
+MINI_NOT_BUILT = "mini is not built (scripts/python-tests.sh builds it)"
+
+
+def built_mini():
+    """The `mini` extension, or None where it is not built (the caller skips with
+    `MINI_NOT_BUILT`). Without it, `import mini` finds tests/python/mini, the folder of its
+    sources and tests, as a namespace package (pytest puts tests/python on `sys.path` for this
+    file), which has no `__file__`: that is not the extension."""
+    try:
+        import mini
+    except ImportError:
+        return None
+    return mini if getattr(mini, "__file__", None) is not None else None
+
 # The libraries the suite exchanges with, by module and distribution. A test whose peer is
 # missing skips with the reason (`pytest.importorskip`); the header says which were found.
 PEERS = [("numpy", "numpy"), ("ml_dtypes", "ml-dtypes"), ("paddle", "paddlepaddle"),

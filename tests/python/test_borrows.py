@@ -12,9 +12,10 @@ import re
 import sys
 
 import pytest
+from conftest import MINI_NOT_BUILT, built_mini
 
+dlpack_demo = pytest.importorskip("dlpack_demo", reason="dlpack_demo is not built (scripts/python-tests.sh builds it)")
 np = pytest.importorskip("numpy")
-dlpack_demo = pytest.importorskip("dlpack_demo")
 
 
 def writable_peers():
@@ -150,7 +151,9 @@ def test_a_nested_view_cannot_read_what_the_body_writes(name, make, values):
 
 
 def test_another_extension_shares_the_table():
-    mini = pytest.importorskip("mini")
+    mini = built_mini()
+    if mini is None:
+        pytest.skip(MINI_NOT_BUILT)
     if not hasattr(mini, "fill"):
         pytest.skip("mini was built without fill")
     x = np.arange(8, dtype=np.float32)

@@ -41,6 +41,10 @@ def plus_one():
 
     if shutil.which("g++") is None and shutil.which("c++") is None:
         pytest.skip("no C++ compiler to build the load_inline module")
+    if shutil.which("ninja") is None:
+        # load_inline runs `ninja` from PATH, even for a module it has cached.
+        pytest.skip("tvm_ffi.cpp.load_inline builds with ninja, which is not on PATH "
+                    "(pip install ninja; scripts/python-tests.sh installs it but with --numpy-only)")
     module = tvm_ffi.cpp.load_inline(name="dlpack_demo_exchange_allocator",
                                      cpp_sources=SOURCE, functions=["plus_one"])
     return module.plus_one

@@ -290,3 +290,71 @@ def test_torch_bcomplex32_is_read_and_refused_as_pytorch_2_15_has_it():
     assert dlpack_demo.empty((2,), dtype=torch.bcomplex32).dtype == DType.bcomplex32
     with pytest.raises(BufferError, match="Unsupported code 18"):
         torch.from_dlpack(dlpack_demo.empty((2,), dtype="bcomplex32"))
+
+
+# --- a check that cannot be asked: __dlpack__ decides -----------------------------------------
+#
+# PyTorch 2.15's torch.utils.dlpack.ReadOnlyTensorWrapper is a subclass whose __torch_function__
+# raises a RuntimeError for every method but __dlpack__ and __dlpack_device__, is_neg and
+# requires_grad included; its __dlpack__ exports read-only. NumPy, TVM FFI and PyTorch import it.
+# A check of ours that raises is no refusal: the tensor goes to __dlpack__, which decides.
+
+
+def read_only_wrapper():
+    """PyTorch's `ReadOnlyTensorWrapper` class, or a skip where this PyTorch has none."""
+    from torch.utils import dlpack as torch_dlpack
+
+    wrapper = getattr(torch_dlpack, "ReadOnlyTensorWrapper", None)
+    if wrapper is None:
+        pytest.skip(f"PyTorch {torch.__version__} has no torch.utils.dlpack.ReadOnlyTensorWrapper "
+                    "(PyTorch 2.15 added it)")
+    return wrapper
+
+
+READ_ONLY = 1  # DLPack's flag bit, as arg_meta and view_meta report the flags
+
+
+def test_pytorchs_read_only_wrapper_imports_read_only_on_every_path():
+    x = torch.arange(4, dtype=torch.float32)
+    w = read_only_wrapper()(x)
+    with pytest.raises(RuntimeError, match="'is_neg' is not allowed"):
+        w.is_neg()  # what our check met
+    assert np.from_dlpack(w).tolist() == [0.0, 1.0, 2.0, 3.0]  # as NumPy takes it
+
+    shared = dlpack_demo.from_dlpack(w)
+    assert shared.tolist() == [0.0, 1.0, 2.0, 3.0] and shared.readonly
+    copied = dlpack_demo.from_dlpack(w, copy=True)
+    assert copied.tolist() == [0.0, 1.0, 2.0, 3.0]
+    # Typed arguments, read in place, held owned, and with_tensor_view.
+    assert dlpack_demo.sum(w) == 6.0 and dlpack_demo.nbytes(w) == 16
+    address = x.data_ptr()
+    for form in ["read", "owned"]:
+        (dtype, shape, strides, flags, first, _), _ = dlpack_demo.arg_meta(w, form)
+        assert (dtype, shape, strides, first) == ("float32", [4], [1], address)
+        assert flags & READ_ONLY, form
+    dtype, shape, _, flags, first, _ = dlpack_demo.view_meta(w)
+    assert (dtype, shape, first) == ("float32", [4], address) and flags & READ_ONLY
+
+    # A writable argument refuses it as read-only, and nothing was written.
+    with pytest.raises(TypeError, match="must be a writable float32 or float64 tensor on cpu, got a "
+                       "read-only float32 torch.utils.dlpack.ReadOnlyTensorWrapper with shape \\(4,\\)"):
+        dlpack_demo.scale(w, 2.0)
+    with pytest.raises(TypeError, match="expected a writable tensor, got a read-only"):
+        dlpack_demo.arg_meta(w, "write")
+    x[0] = 7.0
+    assert shared.tolist()[0] == 7.0 and copied.tolist()[0] == 0.0  # shared, and copied
+
+
+def test_a_check_interrupted_is_not_taken_for_one_that_cannot_be_asked():
+    # KeyboardInterrupt and SystemExit are not a check's failure: they reach the caller.
+    class Interrupting(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", None) == "is_neg":
+                raise KeyboardInterrupt
+            return super().__torch_function__(func, types, args, kwargs)
+
+    x = torch.arange(3.0).as_subclass(Interrupting)
+    for attempt in [*both_imports(x), lambda: dlpack_demo.view_meta(x)]:
+        with pytest.raises(KeyboardInterrupt):
+            attempt()

@@ -233,8 +233,10 @@
 //! error. A `torch.Tensor` goes through the table only when it requires no gradient and is no
 //! conjugate view (a sparse or other non-strided tensor makes the table raise); otherwise
 //! `__dlpack__` refuses it with PyTorch's own `BufferError`. A negated view (`t.conj().imag`), which PyTorch 2.15's `__dlpack__` exports
-//! with wrong values too, is refused with a `BufferError` whichever way it would go. (TVM FFI
-//! 0.1.15's `from_dlpack` takes PyTorch's table without these checks.)
+//! with wrong values too, is refused with a `BufferError` whichever way it would go. A check
+//! that raises is no refusal: the tensor goes to `__dlpack__`, which decides (PyTorch 2.15's
+//! `torch.utils.dlpack.ReadOnlyTensorWrapper` allows no method but the protocol's, and arrives
+//! read-only). (TVM FFI 0.1.15's `from_dlpack` takes PyTorch's table without these checks.)
 //!
 //! **Kernels.** [`with_tensor_view`] lends a validated [`TensorView`](crate::tensor::TensorView)
 //! of any Python tensor for the duration of a closure: through `dltensor_from_py_object_no_sync`

@@ -11,9 +11,12 @@ import ctypes
 import pickle
 
 import pytest
+from conftest import MINI_NOT_BUILT, built_mini
 
+mini = built_mini()
+if mini is None:
+    pytest.skip(MINI_NOT_BUILT, allow_module_level=True)
 np = pytest.importorskip("numpy")
-mini = pytest.importorskip("mini", reason="mini is not built (scripts/python-tests.sh builds it)")
 from mini import DType, Device, Place, Site, Tensor  # noqa: E402 (after the skip of a run without it)
 
 

@@ -8,8 +8,9 @@
 //! 1. a `numpy.ndarray` itself, when the consumer reads in place: its buffer (`buffer/`);
 //! 2. not a tensor class: a DLPack capsule is consumed as it is, anything else is refused by
 //!    the caller in its own words;
-//! 3. a PyTorch tensor that is a negated view: a `BufferError`, whichever way it would go
-//!    (`torch.rs`);
+//! 3. a PyTorch tensor that is a negated view: a `BufferError`, whichever way it would go; one
+//!    that a check of `torch.rs` cannot be asked of (PyTorch's `ReadOnlyTensorWrapper`
+//!    allows no method but the protocol's): `__dlpack__`, which decides;
 //! 4. a class that publishes a C exchange table this crate speaks, unless it is a PyTorch
 //!    tensor the table would not describe as `__dlpack__` does: the table (lent in place by
 //!    [`lend`], or exported), and `__dlpack__` where the table declines or fails;
@@ -65,15 +66,20 @@ pub(crate) fn route(obj: &Bound<'_, PyAny>, lend: bool) -> PyResult<Route> {
     if lend && table.is_none() && !torch && buffer::is_ndarray(obj) {
         return Ok(Route::Buffer);
     }
-    if torch {
-        torch::refuse_negated(obj)?;
-    }
+    // A PyTorch tensor is checked for what its export cannot describe, and goes to
+    // `__dlpack__` where the table would not describe it as `__dlpack__` does, or where a check
+    // cannot be asked.
+    let table = if torch {
+        torch::check(obj, table)?
+    } else {
+        table
+    };
     Ok(match table {
-        Some(table) if !torch || torch::table_may_describe(obj)? => Route::Table {
+        Some(table) => Route::Table {
             table: Table(table),
             torch,
         },
-        _ => Route::Protocol,
+        None => Route::Protocol,
     })
 }
 
