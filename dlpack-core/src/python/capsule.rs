@@ -23,7 +23,6 @@ use pyo3::types::PyCapsule;
 
 use crate::ffi::{DLManagedTensor, DLManagedTensorVersioned};
 use crate::python::error::buffer_error;
-use crate::python::import::borrow::{Holder, lent};
 use crate::python::message::repr;
 use crate::tensor::{LegacyManagedTensor, ManagedTensor};
 
@@ -162,41 +161,8 @@ pub fn legacy_capsule(
     unsafe { wrap_legacy(py, raw) }
 }
 
-/// Takes the tensor out of a DLPack capsule: renames the capsule `used_…` (so that neither its
-/// destructor nor another consumer touches the tensor again) and checks the version. A legacy
-/// tensor is re-wrapped as a versioned one without a copy
-/// ([`LegacyManagedTensor::into_versioned`]), so both ABIs give a [`ManagedTensor`].
-///
-/// Errors: a `ValueError` for a capsule consumed before (its name starts with `used_`), a
-/// `TypeError` for any other capsule, a `BufferError` for a versioned tensor whose major
-/// version is not 1 (its deleter has then been called, as the DLPack specification asks).
-///
-/// The producer may lend the same memory to other consumers, so unless it copied
-/// (`IS_COPIED`), the tensor gives no mutable view and is registered as a reader in the
-/// borrow table of typed arguments for as long as it lives (see
-/// [`ManagedTensor`](crate::ManagedTensor) and [`TensorArg`](crate::python::TensorArg)).
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::python::{capsule_tensor, legacy_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let tensor = ManagedTensor::from_vec(vec![1_i32, 2, 3], &[3])?.into_legacy()?;
-///     let capsule = legacy_capsule(py, tensor)?;
-///     let back = capsule_tensor(&capsule)?;
-///     assert_eq!(back.view()?.as_slice::<i32>()?, [1, 2, 3]);
-///     assert!(capsule_tensor(&capsule).is_err()); // consumed once, and only once
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
-pub fn capsule_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor> {
-    lent(capsule.py(), take_tensor(capsule)?, Holder::CAPSULE)
-}
-
-/// [`capsule_tensor`] for the consumer's own steps, which register what they lend themselves.
+/// The tensor out of a DLPack capsule, as [`capsule_tensor`](crate::python::capsule_tensor)
+/// takes it, for the consumer's own steps, which register what they lend themselves.
 pub(crate) fn take_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor> {
     match take(capsule)? {
         Taken::Versioned(raw) => {
@@ -482,7 +448,7 @@ mod tests {
             unsafe { (*tensor.as_ptr()).version.major = 2 };
             // SAFETY: a fresh tensor that nothing else owns.
             let capsule = unsafe { wrap_versioned(py, tensor) }.unwrap();
-            let err = capsule_tensor(&capsule).unwrap_err();
+            let err = take_tensor(&capsule).unwrap_err();
             assert!(err.is_instance_of::<PyBufferError>(py), "{err}");
             assert_eq!(CALLS.load(Ordering::SeqCst), 1, "refused, and released");
             drop(capsule);

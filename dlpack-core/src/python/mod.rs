@@ -427,8 +427,7 @@ mod values;
 // protocol classes, `DlpackRequest` and `import_tensor` are the way in for a framework.
 #[doc(hidden)]
 pub use capsule::{
-    LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, capsule_tensor, legacy_capsule,
-    versioned_capsule,
+    LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, legacy_capsule, versioned_capsule,
 };
 #[doc(hidden)]
 pub use class::generated as __generated;
@@ -440,6 +439,8 @@ pub use class::ProtocolClass;
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 pub use framework::Framework;
+#[doc(hidden)]
+pub use import::capsule_tensor;
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
 #[doc(hidden)]

@@ -44,6 +44,7 @@ mod torch;
 mod view;
 
 use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
 
 pub use arg::{ArgType, NamedArg, TensorArg};
 #[cfg(feature = "cuda")]
@@ -57,6 +58,7 @@ use route::Route;
 use settle::settle;
 
 use crate::Device;
+use crate::python::capsule;
 use crate::tensor::ManagedTensor;
 
 /// The tensor `obj` holds, for a consumer in Rust: the array API standard's `from_dlpack(obj,
@@ -150,4 +152,42 @@ fn import_routed(
             host_copy::copy(&tensor.view().map_err(crate::python::error::buffer_error)?)
         })
     }
+}
+
+/// Takes the tensor out of a DLPack capsule: renames the capsule `used_…` (so that neither its
+/// destructor nor another consumer touches the tensor again) and checks the version. A legacy
+/// tensor is re-wrapped as a versioned one without a copy
+/// ([`LegacyManagedTensor::into_versioned`](crate::tensor::LegacyManagedTensor::into_versioned)), so both ABIs give a [`ManagedTensor`].
+///
+/// Errors: a `ValueError` for a capsule consumed before (its name starts with `used_`), a
+/// `TypeError` for any other capsule, a `BufferError` for a versioned tensor whose major
+/// version is not 1 (its deleter has then been called, as the DLPack specification asks).
+///
+/// The producer may lend the same memory to other consumers, so unless it copied
+/// (`IS_COPIED`), the tensor gives no mutable view and is registered as a reader in the
+/// borrow table of typed arguments for as long as it lives (see
+/// [`ManagedTensor`](crate::ManagedTensor) and [`TensorArg`](crate::python::TensorArg)).
+///
+/// ```
+/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{capsule_tensor, legacy_capsule};
+/// use pyo3::prelude::*;
+///
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let tensor = ManagedTensor::from_vec(vec![1_i32, 2, 3], &[3])?.into_legacy()?;
+///     let capsule = legacy_capsule(py, tensor)?;
+///     let back = capsule_tensor(&capsule)?;
+///     assert_eq!(back.view()?.as_slice::<i32>()?, [1, 2, 3]);
+///     assert!(capsule_tensor(&capsule).is_err()); // consumed once, and only once
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
+pub fn capsule_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor> {
+    borrow::lent(
+        capsule.py(),
+        capsule::take_tensor(capsule)?,
+        borrow::Holder::CAPSULE,
+    )
 }
