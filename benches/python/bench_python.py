@@ -147,6 +147,7 @@ def main():
     results.extend(from_dlpack_name_lines(args.repeat))
     results.extend(exchange_lines(args.repeat))
     results.extend(typed_lines(args.repeat))
+    results.extend(framework_lines(args.repeat))
 
     with open(args.out, "w") as f:
         json.dump(results, f, indent=1)
@@ -198,6 +199,24 @@ def exchange_lines(repeat):
          "dlpack_demo.from_dlpack(ndarray)", lambda: dlpack_demo.from_dlpack(array)),
     ]
     return compared(lines, number, repeat, 1.0)
+
+
+def framework_lines(repeat):
+    """A result handed back in the caller's library by `Framework` (`dlpack_demo.negated(x)`)
+    against the same kernel returning this crate's tensor, converted by hand in Python
+    (`numpy.from_dlpack(dlpack_demo.negated_rust(x))`): both hand the result over without a
+    copy, so the line is what finding the library and calling its `from_dlpack` from Rust
+    costs beside calling it from Python."""
+    import numpy
+    import dlpack_demo
+
+    x = numpy.ones(8, dtype=numpy.float32)
+    assert dlpack_demo.negated(x).tolist() == numpy.from_dlpack(dlpack_demo.negated_rust(x)).tolist()
+    return compared([("result in the caller's library (ndarray, dlpack_demo.negated)",
+                      lambda: dlpack_demo.negated(x),
+                      "numpy.from_dlpack(negated_rust(x)) by hand",
+                      lambda: numpy.from_dlpack(dlpack_demo.negated_rust(x)))],
+                    50_000, repeat, 1.2)
 
 
 def typed_lines(repeat):
