@@ -259,10 +259,10 @@ class Crate:
         base = here if stem in ("lib", "main", "mod") else os.path.join(here, stem)
         if path_attr:
             return os.path.normpath(os.path.join(base if dirs else here, *dirs, path_attr))
-        for c in (os.path.join(base, *dirs, name + ".rs"), os.path.join(base, *dirs, name, "mod.rs")):
-            if os.path.isfile(os.path.join(self.root, c)):
-                return os.path.normpath(c)
-        return None
+        found = [os.path.normpath(c) for c in (os.path.join(base, *dirs, name + ".rs"),
+                                                os.path.join(base, *dirs, name, "mod.rs"))
+                 if os.path.isfile(os.path.join(self.root, c))]
+        return found[0] if found else None
 
     def walk(self, module, toks, i, end, dirs):
         """Reads the items of toks[i:end] into `module`, and every use, path and call."""
@@ -280,8 +280,8 @@ class Crate:
                 path_attr = a[2][1:-1] if a[:2] == ["path", "="] else path_attr
                 export = export or a[:1] == ["macro_export"]
                 if test:  # test code: left out, but a test module is a child for the maps
-                    i, words = item_end(toks, after, end, depth > 0), [t[0] for t in toks[after:after + 6]
-                                                            if t[0] not in QUALS]
+                    words = [t[0] for t in toks[after:after + 6] if t[0] not in QUALS]
+                    i = item_end(toks, after, end, depth > 0)
                     if words[:1] == ["mod"] and len(words) > 2:
                         module.test_children[words[1]] = words[2] == "{"
                     prev = None
@@ -382,7 +382,8 @@ class Crate:
 
     def glob_targets(self, module):
         targets = (self.absolute(module, segs) for segs in module.globs)
-        return [self.modules[tuple(t)] for t in targets if t is not None and tuple(t) in self.modules]
+        return [self.modules[tuple(t)] for t in targets
+                if t is not None and tuple(t) in self.modules]
 
     def offers(self, module, name, seen=frozenset()):
         """Whether `module::name` is a name (defined, imported or glob-imported there)."""
@@ -587,7 +588,8 @@ class Crate:
                         f"{a}:{graph[a][b][0]}: layers of {file}{source}: `{under[a]}` uses "
                         f"`{under[b]}` ({graph[a][b][1]}, in {b}), which is " + (
                             "on the same line as" if level[under[b]] == level[under[a]]
-                            else "above") + " it; a module may use only modules on lines below")
+                            else "above") + " it; a module uses only modules on lines below "
+                        "its own")
         return errors
 
 
