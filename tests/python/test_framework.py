@@ -69,6 +69,12 @@ def test_the_result_comes_back_in_the_callers_library(name, make, cls, values):
     assert type(dlpack_demo.negated(x)) is type(result)
 
 
+@pytest.mark.parametrize("name,make,cls,values", PEERS, ids=[p[0] for p in PEERS])
+def test_a_typed_argument_hands_its_result_to_its_callers_library(name, make, cls, values):
+    result = dlpack_demo.doubled(make([1.0, 2.5]))
+    assert isinstance(result, cls) and values(result) == [2.0, 5.0]
+
+
 def test_numpy_gets_the_result_without_a_copy():
     result = dlpack_demo.negated(np.ones(4, dtype=np.float32))
     # NumPy's `from_dlpack` keeps the producer's memory: the array does not own its data, and

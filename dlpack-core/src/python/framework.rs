@@ -9,7 +9,9 @@ use pyo3::{PyTypeInfo, intern};
 
 use crate::ManagedTensor;
 use crate::python::error::buffer_error;
+use crate::python::import::{ArgType, TensorArg};
 use crate::python::to_python::PyTensor;
+use crate::tensor::require::Requirement;
 
 /// The array library a Python tensor belongs to, as the consumer of a result: the
 /// `from_dlpack` its class's library offers, found once per class, by this rule:
@@ -171,4 +173,35 @@ fn find<'py>(
         }
     }
     Ok(None)
+}
+
+/// Where a typed argument's caller lives.
+impl<T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'_, T, NDIM, A> {
+    /// The array library of the object the argument came from, to hand a result back in it
+    /// (a NumPy array for a NumPy array, a PyTorch tensor for a PyTorch tensor, …): see
+    /// [`Framework`].
+    ///
+    /// ```
+    /// use dlpack_core::python::{TensorArg, to_python};
+    /// use dlpack_core::ManagedTensor;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let obj = to_python(py, &[1.0_f32, 2.0][..])?;
+    ///     let x: TensorArg<'_, f32, 1> = obj.as_any().extract()?;
+    ///     let doubled: Vec<f32> = x.iter()?.map(|v| 2.0 * v).collect();
+    ///     let result = x.framework(py)?.from_dlpack(ManagedTensor::from_vec(doubled, &[2])?)?;
+    ///     // This crate's own tensor class has no library of its own: it comes back as itself.
+    ///     assert_eq!(result.get_type().name()?, "Tensor");
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
+    pub fn framework<'py>(&self, py: Python<'py>) -> PyResult<Framework<'py>> {
+        // SAFETY: the object lives for 'a, which `self` does not outlive, and `py` attaches
+        // the thread.
+        let object = unsafe { pyo3::Borrowed::from_ptr(py, self.object.0.as_ptr()) };
+        Framework::of(&object.to_owned())
+    }
 }

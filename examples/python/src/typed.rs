@@ -256,3 +256,17 @@ fn negated_tensor(x: &Bound<'_, PyAny>) -> PyResult<ManagedTensor> {
     })??;
     Ok(ManagedTensor::from_vec(values, &shape)?)
 }
+
+/// `doubled(x)`: `2 * x` for a float32 tensor of any library and shape, through a typed
+/// argument, handed back in the caller's library (`TensorArg::framework`), compact.
+#[tensor_args]
+#[pyfunction]
+pub fn doubled<'py>(
+    py: Python<'py>,
+    x: TensorArg<'_, f32, ANY_NDIM>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let values: Vec<f32> = x.iter()?.map(|v| 2.0 * v).collect();
+    let shape: Vec<usize> = x.view().shape().iter().map(|&n| n as usize).collect();
+    x.framework(py)?
+        .from_dlpack(ManagedTensor::from_vec(values, &shape)?)
+}

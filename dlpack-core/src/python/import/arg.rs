@@ -201,11 +201,25 @@ pub struct TensorArg<
     meta: TensorMeta<'a>,
     /// What keeps the metadata and the elements valid beside the object.
     keeper: Keeper,
+    /// The Python object, alive for 'a: where [`framework`](Self::framework) finds the
+    /// caller's library.
+    pub(crate) object: Object,
     /// The view's entry in the borrow table, released when the argument is dropped.
     #[allow(dead_code, reason = "held for its drop, which releases the entry")]
     borrow: Borrow,
     _types: Types<T, A>,
 }
+
+/// The Python object a [`TensorArg`] was extracted from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Object(pub(crate) core::ptr::NonNull<pyo3::ffi::PyObject>);
+
+// SAFETY: the pointer is only followed with a `Python` token (the thread attached), to an
+// object alive for the argument's 'a; whether the argument itself may cross threads is
+// decided by `Requirement::Holds`, not by this field.
+unsafe impl Send for Object {}
+// SAFETY: as for `Send`: `&Object` only hands out the pointer.
+unsafe impl Sync for Object {}
 
 /// What a [`TensorArg`] holds besides its borrow of the Python object.
 enum Keeper {
@@ -445,6 +459,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         let mut result = Ok(Self {
             meta,
             keeper,
+            object: Object(core::ptr::NonNull::from(obj.as_any()).cast()),
             borrow: Borrow::NONE,
             _types: PhantomData,
         });
