@@ -201,7 +201,7 @@ impl<T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'_, T, NDIM, A> {
     pub fn framework<'py>(&self, py: Python<'py>) -> PyResult<Framework<'py>> {
         // SAFETY: the object lives for 'a, which `self` does not outlive, and `py` attaches
         // the thread.
-        let object = unsafe { pyo3::Borrowed::from_ptr(py, self.object.0.as_ptr()) };
+        let object = unsafe { pyo3::Borrowed::from_ptr(py, self.object.0) };
         Framework::of(&object.to_owned())
     }
 }

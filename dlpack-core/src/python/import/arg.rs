@@ -212,7 +212,7 @@ pub struct TensorArg<
 
 /// The Python object a [`TensorArg`] was extracted from.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Object(pub(crate) core::ptr::NonNull<pyo3::ffi::PyObject>);
+pub(crate) struct Object(pub(crate) *mut pyo3::ffi::PyObject);
 
 // SAFETY: the pointer is only followed with a `Python` token (the thread attached), to an
 // object alive for the argument's 'a; whether the argument itself may cross threads is
@@ -459,7 +459,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         let mut result = Ok(Self {
             meta,
             keeper,
-            object: Object(core::ptr::NonNull::from(obj.as_any()).cast()),
+            object: Object(obj.as_ptr()),
             borrow: Borrow::NONE,
             _types: PhantomData,
         });
