@@ -14,6 +14,31 @@
 //! file here and nothing else. The byte-buffer owner below is shared by the file formats: a
 //! second format (GGUF, `.npy`) needs only its header parser.
 //!
+//! # The pattern a bridge follows
+//!
+//! A fourth bridge (cubecl, tch, ort) is written in these four parts, in this order of
+//! preference; each existing bridge has the parts its framework needs:
+//!
+//! 1. **Values**: the framework's dtype and device types as `remote` mirrors of the derives,
+//!    checked against the real enums at compile time, so that `from_dlpack` and
+//!    `assert_convertible!` take them (all three bridges).
+//! 2. **Tensors, safely**: [`ToDlpackTensor`](crate::tensor::ToDlpackTensor) and
+//!    [`FromDlpackTensor`](crate::tensor::FromDlpackTensor) for the framework's tensor types,
+//!    the path `from_dlpack`, `python::to_python` and `PyTensor` take. An export shares memory
+//!    only where no safe call of the framework can write or free it while the export lives
+//!    (a burn `TensorData` the export owns, an `Arc`), and otherwise copies under the
+//!    framework's lock; every path checks the storage it reads against the tensor's data type
+//!    and layout first (candle, burn).
+//! 3. **What needs the caller's promise**: an `unsafe fn`, with the contract where the
+//!    `unsafe` is (candle's `share` and `Shared`, zero-copy over storage candle may write).
+//! 4. **Free functions**, only for what a trait method cannot say: an argument the traits have
+//!    no room for, or ownership they cannot take (burn's `export_data(data)` consumes the
+//!    `TensorData` to share its bytes, where `to_dlpack_tensor(&self)` must copy; burn's
+//!    `import_tensor(tensor, &device)` names the device), or a file format with no tensor type
+//!    of its own (safetensors' `Tensors` and `tensors`).
+//!
+//! A bridge's module page says, for each path, what it copies and what it checks.
+//!
 //! ```
 //! # #[cfg(feature = "safetensors")] {
 //! use std::sync::Arc;
