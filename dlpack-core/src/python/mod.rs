@@ -414,6 +414,7 @@ mod export;
 mod import;
 mod ints;
 mod message;
+mod named;
 mod to_python;
 mod tuples;
 mod values;
@@ -435,11 +436,13 @@ pub use class::{CpuTensor, TensorClass, add_values, from_dlpack};
 pub use class::ProtocolClass;
 pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
+#[doc(hidden)]
+pub use import::ArgType;
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
-#[doc(hidden)]
-pub use import::{ArgType, NamedArg as __NamedArg};
 pub use import::{TensorArg, import_tensor, with_tensor_view};
+#[doc(hidden)]
+pub use named::NamedArg as __NamedArg;
 pub use to_python::{PyTensor, to_python};
 #[doc(hidden)]
 pub use values::classify::EXCHANGE_API;

@@ -45,7 +45,7 @@ mod view;
 
 use pyo3::prelude::*;
 
-pub use arg::{ArgType, NamedArg, TensorArg};
+pub use arg::{ArgType, TensorArg};
 #[cfg(feature = "cuda")]
 pub use cuda::import_tensor_on_stream;
 pub use view::with_tensor_view;
