@@ -50,7 +50,23 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 /// which it can hand over ([`into_tensor`](Self::into_tensor)) and release on any thread. A tensor that is not what the argument requires is a `TypeError` that says
 /// what was expected and what was given; one its producer cannot export is its `BufferError`.
 /// With `#[tensor_args]` (from this module, written above `#[pyfunction]`) the message names
-/// the function and the argument, as Python's own do:
+/// the function and the argument, as Python's own do, and so do the errors of the argument's
+/// dispatches. The attribute also names `Option<TensorArg<…>>` (`None` for Python's `None`,
+/// or the signature's default when left out), [`DataTypeLike`](crate::python::DataTypeLike),
+/// [`DeviceLike`](crate::python::DeviceLike) and `bool` arguments (`copy=`: "must be True,
+/// False or None, got 'yes'"); for methods, write it above `#[pymethods]` on the impl block
+/// (a method is named `Class.method`): on a method inside the block it comes after PyO3 has
+/// read the arguments, and says so. A borrowed (`ReadOnly`, `ReadWrite`) argument is not
+/// `Send`: used inside `py.detach`, it is a compile error that says to take it `Owned`.
+///
+/// ```text
+/// #[tensor_args]
+/// #[pymethods]
+/// impl Model {
+///     fn forward(&self, x: TensorArg<'_, f32>, mask: Option<TensorArg<'_, bool>>) -> PyResult<f32>
+/// }
+/// ```
+///
 ///
 /// ```
 /// use dlpack_core::python::{TensorArg, tensor_args, versioned_capsule};
