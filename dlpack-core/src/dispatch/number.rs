@@ -2,7 +2,7 @@
 
 use crate::element::Element;
 
-/// The value of a real element as an `f64`: what a kernel over every [`DataType`]
+/// The value of a real element as an `f64`: what a kernel over every [`DataType`](crate::DataType)
 /// (`mean`, `norm`, a histogram) reduces in, where `Into<f64>` leaves out `i64`, `u64` and
 /// `half`'s types. Implemented for `bool` (0 or 1), every integer (`i64` and `u64` above
 /// 2⁵³ rounded to the nearest `f64`, as `as` rounds), `f32`, `f64`, and `half::f16` and

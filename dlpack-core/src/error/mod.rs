@@ -119,7 +119,7 @@ pub enum Error {
     /// A message from user code (a hand-written trait implementation, an `id_with` function).
     Message(Box<str>),
     /// An error about one argument of a Python function, which names both: what a dispatch
-    /// of a [`TensorArg`](crate::python::TensorArg) that `#[tensor_args]` extracted returns
+    /// of a `python::TensorArg` that `#[tensor_args]` extracted returns
     /// (`mean(): argument 'x': …`). As an exception, it is `source`'s class.
     Argument {
         /// The function's Python name (`mean`, or `Model.forward` for a method).
