@@ -97,9 +97,10 @@ pub fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::python::pymethods(args.into(), input.into()).into()
 }
 
-/// Names the function and the argument in the errors of a `#[pyfunction]`'s
-/// `dlpack_core::python::TensorArg` arguments; written above `#[pyfunction]`. Documented on
-/// `TensorArg`.
+/// Names the function and the argument in the errors of a `#[pyfunction]`'s arguments
+/// (`dlpack_core::python::TensorArg`, `DataTypeLike`, `DeviceLike`, `bool`, an `Option` of
+/// one); written above `#[pyfunction]`, or above `#[pymethods]` for the methods of an impl
+/// block. Documented on `TensorArg`.
 #[proc_macro_attribute]
 pub fn tensor_args(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::args::tensor_args(args.into(), input.into()).into()

@@ -176,7 +176,7 @@ def test_the_borrowed_view_reads_any_tensor():
     assert dlpack_demo.sum(np.arange(6, dtype=np.float64)[::2]) == 6.0
     assert dlpack_demo.sum(ours([0.5, 0.25])) == 0.75
     with pytest.raises(TypeError, match=r"^sum\(\): argument 'x' must be a float32 or float64 "
-                       r"tensor on cpu, got a int64 numpy.ndarray with shape \(3,\)"):
+                       r"tensor on cpu, got an int64 numpy.ndarray with shape \(3,\)"):
         dlpack_demo.sum(np.arange(3))
     with pytest.raises(TypeError, match="must be a float32 or float64 tensor on cpu, got a list"):
         dlpack_demo.sum([1.0, 2.0])

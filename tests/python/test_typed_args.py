@@ -75,7 +75,7 @@ def test_a_mismatch_names_the_function_the_argument_and_both_sides(name, make, c
     with pytest.raises(TypeError) as err:
         dlpack_demo.sum(ints)
     assert str(err.value) == (
-        f"sum(): argument 'x' must be a float32 or float64 tensor on cpu, got a int32 {cls} "
+        f"sum(): argument 'x' must be a float32 or float64 tensor on cpu, got an int32 {cls} "
         "with shape (3,)"
     )
     vector = make(np.zeros(3, dtype=np.float64))
@@ -99,7 +99,7 @@ def test_what_is_no_tensor_is_named_by_its_class():
     with pytest.raises(TypeError, match=message(
             "sum", "x", "a float32 or float64 tensor on cpu", "a list")):
         dlpack_demo.sum([1.0, 2.0])
-    with pytest.raises(TypeError, match="got a int(\nwhile processing 'x')?$"):
+    with pytest.raises(TypeError, match="got an int(\nwhile processing 'x')?$"):
         dlpack_demo.nbytes(3)
 
 
@@ -151,13 +151,13 @@ def test_paddle_and_jax_messages():
     paddle = pytest.importorskip("paddle")
     with pytest.raises(TypeError, match=message(
             "sum", "x", "a float32 or float64 tensor on cpu",
-            "a int64 paddle.Tensor with shape (2,)")):
+            "an int64 paddle.Tensor with shape (2,)")):
         dlpack_demo.sum(paddle.to_tensor(np.array([1, 2], dtype=np.int64)))
     jnp = pytest.importorskip("jax.numpy")
     x = jnp.zeros((2,), dtype=jnp.int32)
     cls = f"{type(x).__module__}.{type(x).__qualname__}"
     with pytest.raises(TypeError, match=message(
-            "sum", "x", "a float32 or float64 tensor on cpu", f"a int32 {cls} with shape (2,)")):
+            "sum", "x", "a float32 or float64 tensor on cpu", f"an int32 {cls} with shape (2,)")):
         dlpack_demo.sum(x)
 
 

@@ -99,6 +99,14 @@
 //! # Ok::<(), dlpack_core::Error>(())
 //! ```
 //!
+//! # Numbers
+//!
+//! A kernel that reduces every element type in one arithmetic (a mean, a norm) bounds it by
+//! [`ToF64`], this crate's own trait, implemented for `bool`, every integer, the floats and
+//! `half`'s types: `Into<f64>` leaves out `i64`, `u64`, `f16` and `bf16`, and num-traits'
+//! `ToPrimitive` is no dependency of this crate (nor worth one for a single method). Complex
+//! types are left out on purpose: no `f64` keeps a complex value.
+//!
 //! # Cost
 //!
 //! A derived enum's dispatch is one `match` on the value, each arm a direct call of the
@@ -107,8 +115,8 @@
 //! value without an element type (its [`Error::NoElement`](crate::Error::NoElement) holds `'static` data). The
 //! benchmarks time it against a hand-written `match` (`benches/`, "dispatch").
 //!
-//! The files: `kernel` (what a kernel is, and what a dispatch reports), `input` (what it hands
-//! the kernel), `slot` (a variant's element type, or none), `entry` (the [`Dispatch`] trait,
+//! The files: `kernel` (what a kernel is, and what a dispatch reports), `number` ([`ToF64`],
+//! the numbers kernels reduce in), `input` (what it hands the kernel), `slot` (a variant's element type, or none), `entry` (the [`Dispatch`] trait,
 //! what users call), `data_type` ([`DataType`](crate::DataType)'s dispatch).
 //!
 //! ```text
@@ -117,18 +125,20 @@
 //! data_type
 //! entry slot
 //! input
-//! kernel
+//! kernel number
 //! ```
 
 mod data_type;
 mod entry;
 mod input;
 mod kernel;
+mod number;
 mod slot;
 
 pub use entry::Dispatch;
 pub use input::{Input, Slice, SliceMut, Strided, StridedMut, TypeOnly};
 pub use kernel::{Kernel, Of, Runs};
+pub use number::ToF64;
 
 #[doc(hidden)]
 pub use data_type::Reaches;

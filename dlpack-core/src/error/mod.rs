@@ -117,6 +117,17 @@ pub enum Error {
     },
     /// A message from user code (a hand-written trait implementation, an `id_with` function).
     Message(Box<str>),
+    /// An error about one argument of a Python function, which names both: what a dispatch
+    /// of a `python::TensorArg` that `#[tensor_args]` extracted returns
+    /// (`mean(): argument 'x': …`). As an exception, it is `source`'s class.
+    Argument {
+        /// The function's Python name (`mean`, or `Model.forward` for a method).
+        function: &'static str,
+        /// The argument's name.
+        argument: &'static str,
+        /// What went wrong with it.
+        source: Box<Error>,
+    },
     /// A tensor was refused on import or export: the reason names the field and the value.
     Tensor(TensorError),
     /// A failure of the CUDA backend: no driver, a driver call that failed, a bad `stream`
@@ -275,6 +286,11 @@ impl fmt::Display for Error {
                 Ok(())
             }
             Self::Message(message) => f.write_str(message),
+            Self::Argument {
+                function,
+                argument,
+                source,
+            } => write!(f, "{function}(): argument '{argument}': {source}"),
             Self::Tensor(err) => fmt::Display::fmt(err, f),
             #[cfg(feature = "cuda")]
             Self::Cuda(error) => fmt::Display::fmt(error, f),

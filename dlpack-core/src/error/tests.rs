@@ -89,6 +89,20 @@ fn every_variant() -> Vec<(Error, &'static str)> {
         ),
         (Error::msg("context was destroyed"), "context was destroyed"),
         (
+            Error::Argument {
+                function: "mean",
+                argument: "x",
+                source: Box::new(Error::NoElement {
+                    type_name: "dlpack_core::DataType",
+                    variant: None,
+                    data_type: Some(DataType::FLOAT8_E4M3FN),
+                    handled: &[Some(DataType::F32)],
+                }),
+            },
+            "mean(): argument 'x': float8_e4m3fn has no Rust element type; a dispatch over \
+             DataType runs kernels on float32",
+        ),
+        (
             Error::Tensor(crate::tensor::TensorError::NegativeDim { axis: 2, value: -4 }),
             "shape[2] is -4; dimensions must be non-negative",
         ),
@@ -111,6 +125,7 @@ fn every_variant() -> Vec<(Error, &'static str)> {
             | Error::DeviceIdOutOfRange { .. }
             | Error::NoElement { .. }
             | Error::Message(_)
+            | Error::Argument { .. }
             | Error::Tensor(_) => {}
             #[cfg(feature = "cuda")]
             Error::Cuda(_) => {}

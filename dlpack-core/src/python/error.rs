@@ -6,6 +6,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 
 use crate::error::{Error, TensorError};
+use crate::python::message::a_or_an;
 
 /// A tensor refused on import or export ([`Error::Tensor`]) is a `BufferError`, what the array
 /// API standard raises when data cannot be exchanged. Every other [`Error`] is about a value —
@@ -36,23 +37,31 @@ use crate::error::{Error, TensorError};
 /// ```
 impl From<Error> for PyErr {
     fn from(err: Error) -> Self {
-        match err {
-            Error::ParseDataType { .. }
-            | Error::ParseDevice { .. }
-            | Error::InvalidDataType { .. }
-            | Error::InvalidDevice { .. }
-            | Error::NoDataType { .. }
-            | Error::NoDevice { .. }
-            | Error::UnsupportedDataType { .. }
-            | Error::UnsupportedDevice { .. }
-            | Error::DeviceIdOutOfRange { .. }
-            | Error::Message(_) => PyValueError::new_err(python_message(&err)),
-            // A kernel dispatched on a value it has no type for: the value is of the wrong type.
-            Error::NoElement { .. } => PyTypeError::new_err(python_message(&err)),
-            Error::Tensor(_) => PyBufferError::new_err(python_message(&err)),
-            #[cfg(feature = "cuda")]
-            Error::Cuda(ref cuda) => cuda_error(cuda, err.to_string()),
-        }
+        let message = python_message(&err);
+        exception(&err, message)
+    }
+}
+
+/// The exception of `err`'s class (see `From<Error> for PyErr`) carrying `message`.
+fn exception(err: &Error, message: String) -> PyErr {
+    match err {
+        Error::ParseDataType { .. }
+        | Error::ParseDevice { .. }
+        | Error::InvalidDataType { .. }
+        | Error::InvalidDevice { .. }
+        | Error::NoDataType { .. }
+        | Error::NoDevice { .. }
+        | Error::UnsupportedDataType { .. }
+        | Error::UnsupportedDevice { .. }
+        | Error::DeviceIdOutOfRange { .. }
+        | Error::Message(_) => PyValueError::new_err(message),
+        // A kernel dispatched on a value it has no type for: the value is of the wrong type.
+        Error::NoElement { .. } => PyTypeError::new_err(message),
+        Error::Tensor(_) => PyBufferError::new_err(message),
+        // The source's class, with the names in front of its message.
+        Error::Argument { source, .. } => exception(source, message),
+        #[cfg(feature = "cuda")]
+        Error::Cuda(cuda) => cuda_error(cuda, message),
     }
 }
 
@@ -102,9 +111,20 @@ fn python_message(err: &Error) -> String {
         | Error::UnsupportedDevice { type_name, .. }
         | Error::DeviceIdOutOfRange { type_name, .. }
         | Error::NoElement { type_name, .. } => value_message(err, &own_name(type_name)),
+        Error::Argument {
+            function,
+            argument,
+            source,
+        } => Some(format!(
+            "{function}(): argument '{argument}': {}",
+            python_message(source)
+        )),
         Error::Tensor(TensorError::DataTypeMismatch {
             dtype, requested, ..
-        }) => Some(format!("expected a {requested} tensor, got {dtype}")),
+        }) => Some(format!(
+            "expected {} {requested} tensor, got {dtype}",
+            a_or_an(&requested.to_string())
+        )),
         Error::Tensor(TensorError::Misaligned { address, align, .. }) => Some(format!(
             "data + byte_offset is {address:#x}, which is not aligned to {align} bytes, as the \
              tensor's elements must be to be read in place"

@@ -418,6 +418,7 @@ mod framework;
 mod import;
 mod ints;
 mod message;
+mod named;
 mod to_python;
 mod tuples;
 mod values;
@@ -440,12 +441,14 @@ pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 pub use framework::Framework;
 #[doc(hidden)]
+pub use import::ArgType;
+#[doc(hidden)]
 pub use import::capsule_tensor;
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
-#[doc(hidden)]
-pub use import::{ArgType, NamedArg as __NamedArg};
 pub use import::{TensorArg, import_tensor, with_tensor_view};
+#[doc(hidden)]
+pub use named::NamedArg as __NamedArg;
 pub use to_python::{PyTensor, to_python};
 #[doc(hidden)]
 pub use values::classify::EXCHANGE_API;

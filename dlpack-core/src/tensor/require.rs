@@ -115,6 +115,33 @@ pub trait Requirement: sealed::Sealed {
     type Holds;
 }
 
+/// What a borrowed argument holds in its type: neither `Send` nor `Sync`, and when a closure
+/// that uses it is sent to another thread (`py.detach`, `std::thread::spawn`), the compiler
+/// says so through [`CrossesThreads`]'s message, not as "`*const ()` cannot be shared between
+/// threads safely". Not public API.
+#[doc(hidden)]
+pub struct Lent<B>(PhantomData<B>);
+
+/// The one `B` of [`Lent`], which is not [`CrossesThreads`]. Not public API.
+#[doc(hidden)]
+pub struct Borrowed;
+
+/// What would let a borrowed argument cross threads: implemented by nothing. Not public API.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a borrowed tensor argument cannot be used on another thread, nor inside `py.detach`",
+    label = "this closure uses a `ReadOnly` or `ReadWrite` tensor argument, which borrows the Python object under the interpreter's lock",
+    note = "take the argument `Owned` (`TensorArg<'_, T, NDIM, Owned>`): it holds its imported tensor, is `Send`, and may be read inside `py.detach` or on any thread",
+    note = "or read what the other thread needs into memory of its own (`as_slice()?.to_vec()`) before it starts"
+)]
+pub trait CrossesThreads {}
+
+// SAFETY: no type implements `CrossesThreads`, so no `Lent` is `Send` or `Sync`: these impls
+// only replace the compiler's message.
+unsafe impl<B: CrossesThreads> Send for Lent<B> {}
+// SAFETY: as for `Send`.
+unsafe impl<B: CrossesThreads> Sync for Lent<B> {}
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::ReadOnly {}
@@ -137,7 +164,7 @@ impl Requirement for ReadOnly {
     const OWNED: bool = false;
     const COMPACT: bool = false;
     const ANY_DEVICE: bool = false;
-    type Holds = PhantomData<*const ()>;
+    type Holds = Lent<Borrowed>;
 }
 
 /// Held, written in place.
@@ -153,7 +180,7 @@ impl Requirement for ReadWrite {
     const OWNED: bool = false;
     const COMPACT: bool = false;
     const ANY_DEVICE: bool = false;
-    type Holds = PhantomData<*const ()>;
+    type Holds = Lent<Borrowed>;
 }
 
 /// Held owned, `Send`.

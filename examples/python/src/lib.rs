@@ -45,9 +45,9 @@ mod dlpack_demo {
     use super::tensor::{exchange_table_v2, nbytes, nbytes_of_view, sum};
     #[pymodule_export]
     use super::typed::{
-        arg_meta, doubled, negated, negated_rust, owned_and_written, read_then_write, row_sums,
-        scale, total_detached, view_meta, write_both, write_calling, write_failing,
-        write_importing, write_unnamed, write_viewing,
+        arg_meta, doubled, mean, negated, negated_rust, owned_and_written, read_then_write,
+        row_sums, scale, total_detached, view_meta, weighted_sum, write_both, write_calling,
+        write_failing, write_importing, write_unnamed, write_viewing,
     };
     #[pymodule_export]
     use super::{DType, PyDevice, Tensor};
@@ -56,6 +56,7 @@ mod dlpack_demo {
     /// (`paddle.float16`, `DType.float16`, `"float16"`) on the CPU (the default) or, built with
     /// the `cuda` feature, on a CUDA device (`device="cuda:0"`, or any device object naming
     /// it); zeroed there on the library's stream.
+    #[dlpack_core::python::tensor_args]
     #[pyfunction]
     #[pyo3(signature = (shape, dtype, device=None))]
     fn empty(
@@ -68,6 +69,7 @@ mod dlpack_demo {
     }
 
     /// `arange(n, dtype)`: `[0, 1, …, n - 1]` as a tensor of any dtype object.
+    #[dlpack_core::python::tensor_args]
     #[pyfunction]
     fn arange(py: Python<'_>, n: usize, dtype: DataTypeLike<DType>) -> PyResult<Tensor> {
         Tensor::arange(py, n, dtype.0)
@@ -78,6 +80,7 @@ mod dlpack_demo {
     /// a dtype a `DType`, a device a `Device`: everything `dtype_of` and `device_of` take
     /// (protocol objects, names, `(device_type, device_id)` tuples, TVM FFI's devices, and
     /// the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict).
+    #[dlpack_core::python::tensor_args]
     #[pyfunction]
     #[pyo3(signature = (obj, /, *, device=None, copy=None))]
     fn from_dlpack<'py>(

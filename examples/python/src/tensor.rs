@@ -371,8 +371,16 @@ impl TensorClass for Tensor {
     }
 }
 
+#[dlpack_core::python::tensor_args]
 #[dlpack_core::python::pymethods(tensor)]
 impl Tensor {
+    /// `t.same_shape(other)`: whether any tensor on the CPU has this tensor's shape; a typed
+    /// argument of a method, named `Tensor.same_shape` in its errors (`#[tensor_args]` above
+    /// the block).
+    fn same_shape(&self, other: dlpack_core::python::TensorArg<'_>) -> bool {
+        other.view().shape() == self.shared.layout.shape()
+    }
+
     /// DLPack's C exchange API: a capsule of the type's table (see `tensor/exchange.rs`).
     #[classattr]
     fn __dlpack_c_exchange_api__(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {

@@ -12,9 +12,10 @@
 use dlpack_core::DataType;
 use dlpack_core::Element;
 use dlpack_core::ManagedTensor;
-use dlpack_core::dispatch::Kernel;
+use dlpack_core::dispatch::{Kernel, ToF64};
 use dlpack_core::python::{Framework, with_tensor_view};
 use dlpack_core::python::{TensorArg, tensor_args};
+use dlpack_core::tensor::Iter;
 use dlpack_core::tensor::IterMut;
 use dlpack_core::tensor::TensorMeta;
 use dlpack_core::tensor::require::{ANY_NDIM, AnyDevice, Compact, Owned, ReadOnly, ReadWrite};
@@ -269,4 +270,40 @@ pub fn doubled<'py>(
     let shape: Vec<usize> = x.view().shape().iter().map(|&n| n as usize).collect();
     x.framework(py)?
         .from_dlpack(ManagedTensor::from_vec(values, &shape)?)
+}
+
+/// The kernel of `mean`: every real element type, through `ToF64`.
+struct Mean;
+
+impl<T: Element + ToF64> Kernel<Iter<'_, T>> for Mean {
+    type Output = f64;
+
+    fn run(self, x: Iter<'_, T>) -> f64 {
+        let n = x.len() as f64;
+        x.map(ToF64::to_f64).sum::<f64>() / n
+    }
+}
+
+/// `mean(x)`: the mean of a tensor of any data type with a Rust element type (a dispatch over
+/// `DataType`); a float8 one is refused by the dispatch, naming `mean()` and `x`.
+#[tensor_args]
+#[pyfunction]
+pub fn mean(x: TensorArg<'_>) -> PyResult<f64> {
+    Ok(x.dispatch_iter(Mean)?)
+}
+
+/// `weighted_sum(x, weights=None)`: the sum of a float32 vector, each element times its
+/// weight when `weights` is given (an `Option<TensorArg>`, `None` when left out or `None`).
+#[tensor_args]
+#[pyfunction]
+#[pyo3(signature = (x, weights=None))]
+pub fn weighted_sum(
+    x: TensorArg<'_, f32, 1>,
+    weights: Option<TensorArg<'_, f32, 1>>,
+) -> PyResult<f32> {
+    let x = x.iter()?;
+    Ok(match weights {
+        Some(weights) => x.zip(weights.iter()?).map(|(a, b)| a * b).sum(),
+        None => x.sum(),
+    })
 }

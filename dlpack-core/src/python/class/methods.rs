@@ -17,6 +17,7 @@ use super::names::{class_name, python_error};
 use crate::DataType;
 use crate::Device;
 use crate::convert::{DlpackDataType, DlpackDevice};
+use crate::python::message::a_or_an;
 use crate::python::tuples::{data_type_tuple, device_tuple};
 use crate::python::values::numpy::to_numpy_dtype;
 use crate::python::{DataTypeLike, DeviceLike};
@@ -145,7 +146,8 @@ pub fn construct_device<'py, T: DeviceClass>(obj: &Bound<'py, PyAny>) -> PyResul
 pub fn no_int<T: PyClass>(py: Python<'_>, what: &str, method: &str) -> PyResult<i64> {
     let class = class_name(&T::type_object(py))?;
     Err(PyTypeError::new_err(format!(
-        "a {class} is a {what}, not a number: its DLPack value is {method}()"
+        "{} {class} is a {what}, not a number: its DLPack value is {method}()",
+        a_or_an(&class)
     )))
 }
 

@@ -20,7 +20,8 @@ use crate::python::import::buffer::{self, ArrayBuffer};
 use crate::python::import::import_routed;
 use crate::python::import::route::{Lent, Route, lend, route};
 use crate::python::import::table::Table;
-use crate::python::message::type_name;
+use crate::python::message::{a_or_an, type_name};
+use crate::python::named::{NamedArg, Names};
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::validate::StridesRule;
 use crate::tensor::require::{ANY_NDIM, ReadOnly, Requirement};
@@ -49,7 +50,23 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 /// which it can hand over ([`into_tensor`](Self::into_tensor)) and release on any thread. A tensor that is not what the argument requires is a `TypeError` that says
 /// what was expected and what was given; one its producer cannot export is its `BufferError`.
 /// With `#[tensor_args]` (from this module, written above `#[pyfunction]`) the message names
-/// the function and the argument, as Python's own do:
+/// the function and the argument, as Python's own do, and so do the errors of the argument's
+/// dispatches. The attribute also names `Option<TensorArg<…>>` (`None` for Python's `None`,
+/// or the signature's default when left out), [`DataTypeLike`](crate::python::DataTypeLike),
+/// [`DeviceLike`](crate::python::DeviceLike) and `bool` arguments (`copy=`: "must be True,
+/// False or None, got 'yes'"); for methods, write it above `#[pymethods]` on the impl block
+/// (a method is named `Class.method`): on a method inside the block it comes after PyO3 has
+/// read the arguments, and says so. A borrowed (`ReadOnly`, `ReadWrite`) argument is not
+/// `Send`: used inside `py.detach`, it is a compile error that says to take it `Owned`.
+///
+/// ```text
+/// #[tensor_args]
+/// #[pymethods]
+/// impl Model {
+///     fn forward(&self, x: TensorArg<'_, f32>, mask: Option<TensorArg<'_, bool>>) -> PyResult<f32>
+/// }
+/// ```
+///
 ///
 /// ```
 /// use dlpack_core::python::{TensorArg, tensor_args, versioned_capsule};
@@ -102,23 +119,30 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 /// ```
 ///
 /// An untyped argument dispatches a kernel written once over the element types of your dtype
-/// enum, with the tensor's dtype checked against it before the body runs:
+/// enum, with the tensor's dtype checked against it before the body runs; a dispatch's error
+/// (a data type with no Rust element type, a view it cannot make) names the function and the
+/// argument too:
 ///
 /// ```
-/// use dlpack_core::dispatch::Kernel;
+/// use dlpack_core::dispatch::{Kernel, ToF64};
 /// use dlpack_core::python::{TensorArg, tensor_args, versioned_capsule};
-/// use dlpack_core::{DlpackDataType, ManagedTensor};
+/// use dlpack_core::tensor::{Iter, TensorOwner, TensorParts};
+/// use dlpack_core::{DataType, Device, DlpackDataType, Element, ManagedTensor};
 /// use pyo3::prelude::*;
 ///
 /// #[derive(Clone, Copy, DlpackDataType)]
-/// enum Real { #[dlpack("float32")] F32, #[dlpack("float64")] F64 }
+/// enum Real {
+///     #[dlpack("float32")] F32,
+///     #[dlpack("float64")] F64,
+///     #[dlpack("float8_e4m3fn")] F8, // no Rust element type
+/// }
 ///
 /// struct Mean;
-/// impl<T: dlpack_core::Element + Into<f64>> Kernel<dlpack_core::tensor::Iter<'_, T>> for Mean {
+/// impl<T: Element + ToF64> Kernel<Iter<'_, T>> for Mean {
 ///     type Output = f64;
-///     fn run(self, x: dlpack_core::tensor::Iter<'_, T>) -> f64 {
+///     fn run(self, x: Iter<'_, T>) -> f64 {
 ///         let n = x.len() as f64;
-///         x.map(Into::into).sum::<f64>() / n
+///         x.map(ToF64::to_f64).sum::<f64>() / n
 ///     }
 /// }
 ///
@@ -128,6 +152,16 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 ///     Ok(x.dispatch_iter(Mean)?)
 /// }
 ///
+/// /// Float8 bytes, which no Rust type reads.
+/// struct Fp8(Vec<u8>, [usize; 1]);
+/// // SAFETY: the vector holds the elements, owned by `Fp8` alone.
+/// unsafe impl TensorOwner for Fp8 {
+///     fn describe(&mut self) -> TensorParts<'_> {
+///         let data = self.0.as_mut_ptr().cast();
+///         TensorParts::new(data, Device::CPU, DataType::FLOAT8_E4M3FN, &self.1[..])
+///     }
+/// }
+///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let mean = wrap_pyfunction!(mean, py)?;
@@ -135,7 +169,15 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 ///     assert_eq!(mean.call1((x,))?.extract::<f64>()?, 1.5);
 ///     let ints = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i32], &[1])?)?;
 ///     let err = mean.call1((ints,)).unwrap_err().value(py).to_string();
-///     assert_eq!(err, "mean(): argument 'x' must be a float32 or float64 tensor on cpu, got a int32 PyCapsule with shape (1,)");
+///     assert_eq!(err, "mean(): argument 'x' must be a float32, float64 or float8_e4m3fn tensor on cpu, got an int32 PyCapsule with shape (1,)");
+///     let fp8 = versioned_capsule(py, ManagedTensor::from_owner(Fp8(vec![0; 2], [2]))?)?;
+///     let err = mean.call1((fp8,)).unwrap_err();
+///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
+///     assert_eq!(
+///         err.value(py).to_string(),
+///         "mean(): argument 'x': Real.F8 (float8_e4m3fn) has no Rust element type; \
+///          a dispatch over Real runs kernels on float32, float64"
+///     );
 ///     Ok(())
 /// })?;
 /// # Ok::<(), PyErr>(())
@@ -207,6 +249,9 @@ pub struct TensorArg<
     /// The view's entry in the borrow table, released when the argument is dropped.
     #[allow(dead_code, reason = "held for its drop, which releases the entry")]
     borrow: Borrow,
+    /// The function's and the argument's names, when `#[tensor_args]` extracted it, for the
+    /// errors of its dispatches: one pointer, so that the argument stays small.
+    names: Option<Names>,
     _types: Types<T, A>,
 }
 
@@ -278,26 +323,12 @@ impl<T: ArgType, const NDIM: usize, A: Requirement> core::fmt::Debug for TensorA
     }
 }
 
-/// A [`TensorArg`], read by name: what `#[tensor_args]`'s extractors call. Not public API.
-#[doc(hidden)]
-pub trait NamedArg<'a>: Sized {
-    /// Reads `obj` as the argument `argument` of `function`.
-    fn __extract_named(
-        obj: &'a Bound<'_, PyAny>,
-        function: &'static str,
-        argument: &'static str,
-    ) -> PyResult<Self>;
-}
-
+/// A [`TensorArg`], read by name: what `#[tensor_args]`'s extractors call.
 impl<'a, T: ArgType, const NDIM: usize, A: Requirement> NamedArg<'a> for TensorArg<'a, T, NDIM, A> {
     #[inline(always)]
-    fn __extract_named(
-        obj: &'a Bound<'_, PyAny>,
-        function: &'static str,
-        argument: &'static str,
-    ) -> PyResult<Self> {
+    fn __extract_named(obj: &'a Bound<'_, PyAny>, names: Names) -> PyResult<Self> {
         // SAFETY: `obj` is borrowed for 'a, so the object lives for 'a.
-        unsafe { Self::extract_as(obj, Some((function, argument))) }
+        unsafe { Self::extract_as(obj, Some(names)) }
     }
 }
 
@@ -358,10 +389,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     ///
     /// The object `obj` points to lives for 'a.
     #[inline(always)]
-    unsafe fn extract_as(
-        obj: &Bound<'_, PyAny>,
-        names: Option<(&'static str, &'static str)>,
-    ) -> PyResult<Self> {
+    unsafe fn extract_as(obj: &Bound<'_, PyAny>, names: Option<Names>) -> PyResult<Self> {
         // A NumPy array itself is read through its buffer (`buffer/`) unless the argument is
         // owned: an `Owned` argument hands its tensor over (`into_tensor`) and may be released
         // on any thread without the interpreter, which a `__dlpack__` import allows.
@@ -387,10 +415,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     /// not describe it exactly.
     #[cfg(numpy_buffer)]
     #[inline(always)]
-    fn from_ndarray(
-        obj: &Bound<'_, PyAny>,
-        names: Option<(&'static str, &'static str)>,
-    ) -> PyResult<Self> {
+    fn from_ndarray(obj: &Bound<'_, PyAny>, names: Option<Names>) -> PyResult<Self> {
         // A writable argument of a read-only buffer asks `__dlpack__`, which alone tells an
         // array that is not writeable from one NumPy warns about writing (`buffer/`).
         if let Some((raw, buffer, flags)) =
@@ -416,7 +441,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     #[inline(always)]
     fn imported(
         obj: &Bound<'_, PyAny>,
-        names: Option<(&'static str, &'static str)>,
+        names: Option<Names>,
         route: Route,
         table_error: Option<PyErr>,
     ) -> PyResult<Self> {
@@ -431,7 +456,7 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     #[inline(always)]
     fn checked(
         obj: &Bound<'_, PyAny>,
-        names: Option<(&'static str, &'static str)>,
+        names: Option<Names>,
         meta: TensorMeta<'a>,
         keeper: Keeper,
     ) -> PyResult<Self> {
@@ -461,12 +486,13 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
             keeper,
             object: Object(obj.as_ptr()),
             borrow: Borrow::NONE,
+            names,
             _types: PhantomData,
         });
         if let Ok(arg) = &mut result {
             if !arg.meta.flags().contains(Flags::IS_COPIED) {
                 let holder = match names {
-                    Some((function, argument)) => Holder { function, argument },
+                    Some(&(function, argument)) => Holder { function, argument },
                     None => Holder::UNNAMED,
                 };
                 match Borrow::acquire(obj.py(), &arg.meta, A::WRITE, A::OWNED, holder) {
@@ -702,7 +728,8 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     where
         E: for<'w> Runs<K, Slice<'w, 'v>, R>,
     {
-        E::dispatch_slice(&self.view(), kernel)
+        let result = E::dispatch_slice(&self.view(), kernel);
+        result.map_err(|err| named(self.names, err))
     }
 
     /// Runs `kernel` on the elements as an [`Iter<'_, T>`](Iter), in any strides, `T` as for
@@ -734,7 +761,8 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     where
         E: for<'w> Runs<K, Strided<'w, 'v>, R>,
     {
-        E::dispatch_iter(&self.view(), kernel)
+        let result = E::dispatch_iter(&self.view(), kernel);
+        result.map_err(|err| named(self.names, err))
     }
 }
 
@@ -769,7 +797,12 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     where
         E: for<'w> Runs<K, SliceMut<'w, 'v>, R>,
     {
-        E::dispatch_slice_mut(&mut self.view_mut()?, kernel)
+        let names = self.names;
+        let result = match self.view_mut() {
+            Ok(mut view) => E::dispatch_slice_mut(&mut view, kernel),
+            Err(err) => Err(err),
+        };
+        result.map_err(|err| named(names, err))
     }
 
     /// Runs `kernel` on the elements as an [`IterMut<'_, T>`](IterMut) (`ReadWrite`), in any
@@ -802,7 +835,12 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     where
         E: for<'w> Runs<K, StridedMut<'w, 'v>, R>,
     {
-        E::dispatch_iter_mut(&mut self.view_mut()?, kernel)
+        let names = self.names;
+        let result = match self.view_mut() {
+            Ok(mut view) => E::dispatch_iter_mut(&mut view, kernel),
+            Err(err) => Err(err),
+        };
+        result.map_err(|err| named(names, err))
     }
 }
 
@@ -820,6 +858,9 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
 ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 3], &[3])?)?;
 ///     let err = obj.as_any().extract::<TensorArg<'_, f32>>().unwrap_err();
 ///     assert_eq!(err.value(py).to_string(), "expected a float32 tensor on cpu, got a uint8 PyCapsule with shape (3,)");
+///     let ints = versioned_capsule(py, ManagedTensor::from_vec(vec![0_i64; 1], &[1])?)?;
+///     let err = ints.as_any().extract::<TensorArg<'_, i8, 2>>().unwrap_err();
+///     assert_eq!(err.value(py).to_string(), "expected an int8 tensor with 2 dimensions on cpu, got an int64 PyCapsule with shape (1,)");
 ///     let list = pyo3::types::PyList::empty(py);
 ///     let err = list.as_any().extract::<TensorArg<'_, f32>>().unwrap_err();
 ///     assert_eq!(err.value(py).to_string(), "expected a float32 tensor on cpu, got a list");
@@ -872,33 +913,51 @@ unsafe fn borrow<'a>(
     }
 }
 
+/// `err` of a dispatch, naming the function and the argument when `#[tensor_args]` extracted
+/// it: `mean(): argument 'x': float8_e4m3fn has no Rust element type; …`.
+#[cold]
+#[inline(never)]
+fn named(names: Option<Names>, err: Error) -> Error {
+    match names {
+        Some(&(function, argument)) => Error::Argument {
+            function,
+            argument,
+            source: alloc::boxed::Box::new(err),
+        },
+        None => err,
+    }
+}
+
 /// The `TypeError` of an object that is not the tensor the argument requires.
 #[cold]
 #[inline(never)]
 fn mismatch<T: ArgType, const NDIM: usize, A: Requirement>(
     obj: &Bound<'_, PyAny>,
-    names: Option<(&'static str, &'static str)>,
+    names: Option<Names>,
     meta: Option<&TensorMeta<'_>>,
 ) -> PyErr {
     let mut message = String::new();
     match names {
-        Some((function, argument)) => {
-            let _ = write!(message, "{function}(): argument '{argument}' must be a ");
+        Some(&(function, argument)) => {
+            let _ = write!(message, "{function}(): argument '{argument}' must be ");
         }
-        None => message.push_str("expected a "),
+        None => message.push_str("expected "),
     }
+    let mut expected = String::new();
     if A::WRITE {
-        message.push_str("writable ");
+        expected.push_str("writable ");
     }
     if A::COMPACT {
-        message.push_str("compact ");
+        expected.push_str("compact ");
     }
-    let before = message.len();
-    T::expected(&mut message);
-    if message.len() > before {
-        message.push(' ');
+    let before = expected.len();
+    T::expected(&mut expected);
+    if expected.len() > before {
+        expected.push(' ');
     }
-    message.push_str("tensor");
+    expected.push_str("tensor");
+    let _ = write!(message, "{} {expected}", a_or_an(&expected));
+    // `ANY_NDIM` says nothing, rather than its value.
     if NDIM != ANY_NDIM {
         let plural = if NDIM == 1 { "" } else { "s" };
         let _ = write!(message, " with {NDIM} dimension{plural}");
@@ -906,28 +965,30 @@ fn mismatch<T: ArgType, const NDIM: usize, A: Requirement>(
     if !A::ANY_DEVICE {
         message.push_str(" on cpu");
     }
-    message.push_str(", got a ");
+    message.push_str(", got ");
+    let mut given = String::new();
     match meta {
-        None => message.push_str(&type_name(obj)),
+        None => given.push_str(&type_name(obj)),
         Some(meta) => {
             if A::WRITE && meta.flags().contains(Flags::READ_ONLY) {
-                message.push_str("read-only ");
+                given.push_str("read-only ");
             }
             if A::COMPACT && !meta.is_compact() {
-                message.push_str("non-compact ");
+                given.push_str("non-compact ");
             }
-            let _ = write!(message, "{} {} with shape (", meta.dtype(), type_name(obj));
+            let _ = write!(given, "{} {} with shape (", meta.dtype(), type_name(obj));
             for (i, extent) in meta.shape().iter().enumerate() {
                 if i > 0 {
-                    message.push_str(", ");
+                    given.push_str(", ");
                 }
-                let _ = write!(message, "{extent}");
+                let _ = write!(given, "{extent}");
             }
-            message.push_str(if meta.ndim() == 1 { ",)" } else { ")" });
+            given.push_str(if meta.ndim() == 1 { ",)" } else { ")" });
             if !A::ANY_DEVICE && !Device::CPU.can_access(meta.device()) {
-                let _ = write!(message, " on {}", meta.device());
+                let _ = write!(given, " on {}", meta.device());
             }
         }
     }
+    let _ = write!(message, "{} {given}", a_or_an(&given));
     PyTypeError::new_err(message)
 }

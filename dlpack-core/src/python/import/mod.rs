@@ -46,7 +46,7 @@ mod view;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-pub use arg::{ArgType, NamedArg, TensorArg};
+pub use arg::{ArgType, TensorArg};
 #[cfg(feature = "cuda")]
 pub use cuda::import_tensor_on_stream;
 pub use view::with_tensor_view;

@@ -10,6 +10,7 @@ use super::read;
 use crate::DataType;
 use crate::Device;
 use crate::convert::{DlpackDataType, DlpackDevice};
+use crate::python::named::{NamedArg, Names, named_error};
 
 /// A DLPack data type as a Python object: `__dlpack_data_type__()` returns `(code, bits,
 /// lanes)` as plain ints, as PaddlePaddle's dtypes do, so TVM FFI and every other consumer of the
@@ -429,6 +430,23 @@ impl<'a, 'py, T: DlpackDevice> FromPyObject<'a, 'py> for DeviceLike<T> {
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         Ok(Self(T::from_dlpack_device(read::device(&obj)?)?))
+    }
+}
+
+/// Read by `#[tensor_args]`: a refusal names the function and the argument
+/// (`arange(): argument 'dtype': …`), as the same exception.
+impl<T: DlpackDataType> NamedArg<'_> for DataTypeLike<T> {
+    fn __extract_named(obj: &Bound<'_, PyAny>, names: Names) -> PyResult<Self> {
+        obj.extract()
+            .map_err(|err| named_error(obj.py(), err, names))
+    }
+}
+
+/// Read by `#[tensor_args]`, as [`DataTypeLike`] is.
+impl<T: DlpackDevice> NamedArg<'_> for DeviceLike<T> {
+    fn __extract_named(obj: &Bound<'_, PyAny>, names: Names) -> PyResult<Self> {
+        obj.extract()
+            .map_err(|err| named_error(obj.py(), err, names))
     }
 }
 

@@ -12,6 +12,7 @@ use super::tensor_type::{AllocError, ExchangeTensor};
 use crate::DataType;
 use crate::Device;
 use crate::ffi::{DLDeviceType, DLManagedTensorVersioned, DLPackSetError, DLTensor};
+use crate::python::message::a_or_an;
 use crate::tensor::ManagedTensor;
 use crate::tensor::TensorError;
 use crate::tensor::import::validate;
@@ -102,12 +103,15 @@ fn check_allocated(
         .view()
         .map_err(|err| AllocError::Runtime(err.to_string()))?;
     if view.dtype() != dtype || view.shape() != shape || view.device() != device {
+        let made = view.dtype().to_string();
+        let asked = dtype.to_string();
         return Err(AllocError::Runtime(format!(
-            "the allocator made a {} tensor of shape {:?} on {} when a {dtype} tensor of shape \
-             {shape:?} on {device} was asked for",
-            view.dtype(),
+            "the allocator made {} {made} tensor of shape {:?} on {} when {} {asked} tensor of \
+             shape {shape:?} on {device} was asked for",
+            a_or_an(&made),
             view.shape(),
-            view.device()
+            view.device(),
+            a_or_an(&asked),
         )));
     }
     Ok(())
