@@ -10,6 +10,7 @@
 //! | [`Owned`] | reads them, without the GIL if you like (`py.detach`) | the imported tensor: `Send` |
 //! | [`Compact<A>`] | as `A`, and refuses strides that are not compact row-major | as `A` |
 //! | [`AnyDevice<A>`] | as `A`, on any device (for its metadata: the host reads CPU-accessible memory only) | as `A` |
+//! | [`Cuda<A, ORDINAL>`](Cuda) | as `A`, on a CUDA device (any, or the one numbered `ORDINAL`), asked for on the stream rule of `__dlpack__` | as `A` |
 //!
 //! ```
 //! use dlpack_core::tensor::require::{Compact, ReadOnly, Requirement};
@@ -74,6 +75,27 @@ pub struct Compact<A = ReadOnly>(PhantomData<A>);
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AnyDevice<A = ReadOnly>(PhantomData<A>);
 
+/// As `A`, on a CUDA device (`kDLCUDA`), the one numbered `ORDINAL` unless it is
+/// [`ANY_ORDINAL`]. A CUDA tensor is asked for on the stream rule of `__dlpack__` (with feature
+/// `cuda`, the legacy default stream, as PyTorch asks; see `python::import_tensor`), and lent
+/// in place through an exchange table only where its producer names no current work stream.
+/// The host reads none of its elements: a kernel reaches them through the view's data pointer
+/// (`TensorMeta::data_ptr`), on the device. A tensor elsewhere, or on another ordinal, is a
+/// `TypeError` that says where it was (`… must be a float32 tensor on cuda:1, got a float32
+/// torch.Tensor with shape (4,) on cuda:0`).
+///
+/// ```
+/// use dlpack_core::tensor::require::{ANY_ORDINAL, Cuda, Owned, Requirement};
+/// assert_eq!(<Cuda as Requirement>::CUDA, Some(ANY_ORDINAL));
+/// assert_eq!(<Cuda<Owned, 1> as Requirement>::CUDA, Some(1));
+/// assert!(<Cuda<Owned, 1> as Requirement>::OWNED);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cuda<A = ReadOnly, const ORDINAL: i32 = ANY_ORDINAL>(PhantomData<A>);
+
+/// [`Cuda`]'s ordinal for "any CUDA device".
+pub const ANY_ORDINAL: i32 = -1;
+
 /// What a marker requires: implemented by the markers of this module, and by no other type.
 ///
 /// ```
@@ -110,6 +132,15 @@ pub trait Requirement: sealed::Sealed {
     /// assert!(<AnyDevice<ReadOnly> as Requirement>::ANY_DEVICE);
     /// ```
     const ANY_DEVICE: bool;
+    /// A CUDA device: `Some(ordinal)`, or `Some(ANY_ORDINAL)` for any; `None` where
+    /// [`ANY_DEVICE`](Self::ANY_DEVICE) decides.
+    ///
+    /// ```
+    /// use dlpack_core::tensor::require::{Cuda, ReadOnly, Requirement};
+    /// assert_eq!(<Cuda<ReadOnly, 0> as Requirement>::CUDA, Some(0));
+    /// assert_eq!(<ReadOnly as Requirement>::CUDA, None);
+    /// ```
+    const CUDA: Option<i32> = None;
     /// What makes a borrowed argument neither `Send` nor `Sync`.
     #[doc(hidden)]
     type Holds;
@@ -149,6 +180,7 @@ mod sealed {
     impl Sealed for super::Owned {}
     impl<A: Sealed> Sealed for super::Compact<A> {}
     impl<A: Sealed> Sealed for super::AnyDevice<A> {}
+    impl<A: Sealed, const ORDINAL: i32> Sealed for super::Cuda<A, ORDINAL> {}
 }
 
 /// Borrowed, in place.
@@ -212,6 +244,7 @@ impl<A: Requirement> Requirement for Compact<A> {
     const OWNED: bool = A::OWNED;
     const COMPACT: bool = true;
     const ANY_DEVICE: bool = A::ANY_DEVICE;
+    const CUDA: Option<i32> = A::CUDA;
     type Holds = A::Holds;
 }
 
@@ -228,5 +261,21 @@ impl<A: Requirement> Requirement for AnyDevice<A> {
     const OWNED: bool = A::OWNED;
     const COMPACT: bool = A::COMPACT;
     const ANY_DEVICE: bool = true;
+    type Holds = A::Holds;
+}
+
+/// As `A`, on a CUDA device.
+///
+/// ```
+/// use dlpack_core::tensor::require::{Compact, Cuda, ReadWrite, Requirement};
+/// type OnGpu0 = Cuda<Compact<ReadWrite>, 0>;
+/// assert!(OnGpu0::ANY_DEVICE && OnGpu0::COMPACT && OnGpu0::WRITE);
+/// ```
+impl<A: Requirement, const ORDINAL: i32> Requirement for Cuda<A, ORDINAL> {
+    const WRITE: bool = A::WRITE;
+    const OWNED: bool = A::OWNED;
+    const COMPACT: bool = A::COMPACT;
+    const ANY_DEVICE: bool = true;
+    const CUDA: Option<i32> = Some(ORDINAL);
     type Holds = A::Holds;
 }

@@ -24,7 +24,7 @@ use crate::python::message::{a_or_an, type_name};
 use crate::python::named::{NamedArg, Names};
 use crate::tensor::import::meta::TensorMeta;
 use crate::tensor::import::validate::StridesRule;
-use crate::tensor::require::{ANY_NDIM, ReadOnly, Requirement};
+use crate::tensor::require::{ANY_NDIM, ANY_ORDINAL, ReadOnly, Requirement};
 use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewMut};
 
 /// Any Python object that speaks DLPack (NumPy, PyTorch, JAX, PaddlePaddle, TVM FFI, CuPy, a
@@ -465,9 +465,17 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
         // makes the compiler keep the metadata on the stack across it and copy it again
         // afterwards, which costs more than the checks (docs/decisions.md, "Typed access").
         let device = meta.device();
-        let device_ok = A::ANY_DEVICE
-            || device.device_type == DLDeviceType::CPU
-            || Device::CPU.can_access(device);
+        let device_ok = match A::CUDA {
+            None => {
+                A::ANY_DEVICE
+                    || device.device_type == DLDeviceType::CPU
+                    || Device::CPU.can_access(device)
+            }
+            Some(ordinal) => {
+                device.device_type == DLDeviceType::CUDA
+                    && (ordinal == ANY_ORDINAL || device.device_id == ordinal)
+            }
+        };
         let fits = T::accepts(meta.dtype())
             && (NDIM == ANY_NDIM || meta.ndim() == NDIM)
             && device_ok
@@ -962,8 +970,13 @@ fn mismatch<T: ArgType, const NDIM: usize, A: Requirement>(
         let plural = if NDIM == 1 { "" } else { "s" };
         let _ = write!(message, " with {NDIM} dimension{plural}");
     }
-    if !A::ANY_DEVICE {
-        message.push_str(" on cpu");
+    match A::CUDA {
+        Some(ANY_ORDINAL) => message.push_str(" on cuda"),
+        Some(ordinal) => {
+            let _ = write!(message, " on cuda:{ordinal}");
+        }
+        None if !A::ANY_DEVICE => message.push_str(" on cpu"),
+        None => {}
     }
     message.push_str(", got ");
     let mut given = String::new();
@@ -984,7 +997,7 @@ fn mismatch<T: ArgType, const NDIM: usize, A: Requirement>(
                 let _ = write!(given, "{extent}");
             }
             given.push_str(if meta.ndim() == 1 { ",)" } else { ")" });
-            if !A::ANY_DEVICE && !Device::CPU.can_access(meta.device()) {
+            if A::CUDA.is_some() || (!A::ANY_DEVICE && !Device::CPU.can_access(meta.device())) {
                 let _ = write!(given, " on {}", meta.device());
             }
         }

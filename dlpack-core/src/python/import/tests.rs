@@ -160,3 +160,96 @@ fn imports_of_memory_a_producer_lends_give_no_mutable_view() {
         Ok(())
     });
 }
+
+/// Typed arguments that require a CUDA device (`require::Cuda`), against tensors described on
+/// one at a device address nothing reads: the device and ordinal are checked before the body
+/// runs, and the producer is asked on the stream rule of `__dlpack__` (with feature `cuda`,
+/// the legacy default stream).
+#[test]
+fn cuda_arguments_take_cuda_tensors_of_their_ordinal() {
+    use super::TensorArg;
+    use crate::tensor::require::{ANY_NDIM, Cuda, Owned};
+    use crate::tensor::{TensorOwner, TensorParts};
+
+    struct OnDevice(Device, [usize; 1]);
+    // SAFETY: only described: nothing reads or writes the elements at the made-up address.
+    unsafe impl TensorOwner for OnDevice {
+        fn describe(&mut self) -> TensorParts<'_> {
+            TensorParts::new(
+                core::ptr::without_provenance_mut(0x7f00_0000_1000),
+                self.0,
+                DataType::F32,
+                &self.1[..],
+            )
+        }
+    }
+
+    with_python(|py| {
+        // With a driver, the source's device is made current around `__dlpack__`: it must
+        // exist. Without one (here, CI), any ordinal may be described.
+        #[cfg(feature = "cuda")]
+        if crate::cuda::try_cuda_devices().is_ok_and(|devices| devices.is_empty()) {
+            return Ok(());
+        }
+        let class = eval(
+            py,
+            "class OnGpu:\n    def __init__(self, device, capsule): self.device, self.capsule, self.calls = device, capsule, []\n    def __dlpack_device__(self): return self.device\n    def __dlpack__(self, **kwargs):\n        self.calls.append(sorted(kwargs))\n        return self.capsule\n",
+            "OnGpu",
+        )?;
+        let on = |device: Device| -> PyResult<Bound<'_, PyAny>> {
+            let pair: (i32, i32) = device.into();
+            let tensor = ManagedTensor::from_owner(OnDevice(device, [4]))?;
+            class.call1((pair, versioned_capsule(py, tensor)?))
+        };
+        let gpu = on(Device::cuda(0))?;
+        let x: TensorArg<'_, f32, 1, Cuda> = gpu.extract()?;
+        assert_eq!(x.view().device(), Device::cuda(0));
+        drop(x);
+        let asked: Vec<Vec<String>> = gpu.getattr("calls")?.extract()?;
+        #[cfg(feature = "cuda")]
+        assert_eq!(asked, [["max_version", "stream"]]);
+        #[cfg(not(feature = "cuda"))]
+        assert_eq!(asked, [["max_version"]]);
+
+        let err = on(Device::cuda(0))?
+            .extract::<TensorArg<'_, f32, 1, Cuda<Owned, 1>>>()
+            .unwrap_err();
+        assert_eq!(
+            err.value(py).to_string(),
+            "expected a float32 tensor with 1 dimension on cuda:1, got a float32 OnGpu with \
+             shape (4,) on cuda:0"
+        );
+        let host = versioned_capsule(py, ManagedTensor::from_vec(vec![0.0_f32; 4], &[4])?)?;
+        let err = host
+            .extract::<TensorArg<'_, f32, ANY_NDIM, Cuda>>()
+            .unwrap_err();
+        assert_eq!(
+            err.value(py).to_string(),
+            "expected a float32 tensor on cuda, got a float32 PyCapsule with shape (4,) on cpu"
+        );
+        // And the host's own arguments refuse the CUDA tensor, as before.
+        let err = on(Device::cuda(0))?
+            .extract::<TensorArg<'_, f32, 1>>()
+            .unwrap_err();
+        assert!(
+            err.value(py)
+                .to_string()
+                .ends_with("with shape (4,) on cuda:0")
+        );
+        Ok(())
+    });
+}
+
+/// An `Owned` CUDA argument may cross threads, as every `Owned` one.
+#[test]
+fn owned_cuda_arguments_are_send() {
+    fn send<T: Send>() {}
+    send::<
+        super::TensorArg<
+            'static,
+            f32,
+            1,
+            crate::tensor::require::Cuda<crate::tensor::require::Owned>,
+        >,
+    >();
+}
