@@ -2,7 +2,8 @@
 # Builds the `dlpack_demo` extension (examples/python) and the minimal `mini` extension
 # (tests/python/mini, made with `#[pymethods]` alone), and runs the pytest suite (tests/python,
 # which holds tests/python/mini/test_mini.py) against numpy, PaddlePaddle, TVM FFI, JAX,
-# ml_dtypes and array-api-strict from PyPI.
+# ml_dtypes and array-api-strict from PyPI. The demo's wheel carries its `.pyi` stubs
+# (`--generate-stubs`) and `dlpack_typing`, which tests/python/typing/check.py type-checks.
 #
 #   scripts/python-tests.sh [--with-torch | --numpy-only | --newest] [--dev | --quick] [pytest arguments...]
 #   scripts/python-tests.sh [--with-torch | --numpy-only | --newest] --install-only
@@ -86,11 +87,12 @@ python="${PYTHON:-python3}"
 peers=(
   "numpy>=2.1,<3"
   "ml-dtypes==0.6.0"
-  "maturin>=1.9.4,<2"
+  "maturin>=1.16,<2"  # 1.16: `--generate-stubs` from PyO3's introspection
   "pytest>=8"
   "hypothesis>=6"
+  "mypy>=1.18"  # tests/python/typing/check.py: the stubs, type-checked
 )
-modules=(numpy:numpy ml_dtypes:ml-dtypes pytest:pytest hypothesis:hypothesis)
+modules=(numpy:numpy ml_dtypes:ml-dtypes pytest:pytest hypothesis:hypothesis mypy:mypy)
 if [[ $numpy_only == 0 ]]; then
   peers+=(
     "paddlepaddle==3.3.1"
@@ -166,8 +168,13 @@ wheels="$CARGO_TARGET_DIR/wheels-$(basename "$venv")"
 rm -rf "$wheels"
 for extension in "$manifest" "$mini"; do
   extra=()
-  if [[ $extension == "$manifest" && -n $features ]]; then
-    extra=(--features "$features")
+  if [[ $extension == "$manifest" ]]; then
+    # The wheel carries the stubs PyO3's introspection writes of this very build
+    # (examples/python/stubs holds them committed; scripts/stubs.sh --check compares).
+    extra=(--generate-stubs)
+    if [[ -n $features ]]; then
+      extra+=(--features "$features")
+    fi
   fi
   step "building $(dirname "$extension"): maturin build --profile $profile ${extra[*]} (for $base_python)"
   maturin build --quiet --profile "$profile" --manifest-path "$extension" --interpreter "$base_python" \

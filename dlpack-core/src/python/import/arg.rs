@@ -881,6 +881,12 @@ impl<'a, 'py, T: ArgType, const NDIM: usize, A: Requirement> FromPyObject<'a, 'p
 {
     type Error = PyErr;
 
+    /// Any DLPack tensor: `dlpack_typing.TensorLike` (`__dlpack__` and `__dlpack_device__`, or
+    /// a DLPack capsule), for the stubs of the `inspect` feature.
+    #[cfg(feature = "inspect")]
+    const INPUT_TYPE: pyo3::inspect::PyStaticExpr =
+        pyo3::type_hint_identifier!("dlpack_typing", "TensorLike");
+
     #[inline]
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         // SAFETY: a `Borrowed<'a, 'py, PyAny>` is a reference to an object that lives for 'a.

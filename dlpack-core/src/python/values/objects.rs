@@ -403,6 +403,12 @@ pub struct DeviceLike<T>(pub T);
 impl<'a, 'py, T: DlpackDataType> FromPyObject<'a, 'py> for DataTypeLike<T> {
     type Error = PyErr;
 
+    /// Any dtype: `dlpack_typing.DataTypeLike` (the protocol, a name, or a dtype of NumPy,
+    /// ml_dtypes, JAX or PyTorch), for the stubs of the `inspect` feature.
+    #[cfg(feature = "inspect")]
+    const INPUT_TYPE: pyo3::inspect::PyStaticExpr =
+        pyo3::type_hint_identifier!("dlpack_typing", "DataTypeLike");
+
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         Ok(Self(T::from_dlpack_data_type(read::data_type(&obj)?)?))
     }
@@ -427,6 +433,12 @@ impl<'a, 'py, T: DlpackDataType> FromPyObject<'a, 'py> for DataTypeLike<T> {
 /// ```
 impl<'a, 'py, T: DlpackDevice> FromPyObject<'a, 'py> for DeviceLike<T> {
     type Error = PyErr;
+
+    /// Any device: `dlpack_typing.DeviceLike` (the protocol, a name, a `(device_type,
+    /// device_id)` pair, or a PyTorch device), for the stubs of the `inspect` feature.
+    #[cfg(feature = "inspect")]
+    const INPUT_TYPE: pyo3::inspect::PyStaticExpr =
+        pyo3::type_hint_identifier!("dlpack_typing", "DeviceLike");
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         Ok(Self(T::from_dlpack_device(read::device(&obj)?)?))
@@ -481,6 +493,9 @@ impl<'py, T: DlpackDataType> IntoPyObject<'py> for DataTypeLike<T> {
     type Output = Bound<'py, PyDataType>;
     type Error = PyErr;
 
+    #[cfg(feature = "inspect")]
+    const OUTPUT_TYPE: pyo3::inspect::PyStaticExpr = <PyDataType as pyo3::PyTypeInfo>::TYPE_HINT;
+
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Self::Output> {
         Bound::new(py, PyDataType(self.0.dlpack_data_type()?))
     }
@@ -506,6 +521,9 @@ impl<'py, T: DlpackDevice> IntoPyObject<'py> for DeviceLike<T> {
     type Target = PyDevice;
     type Output = Bound<'py, PyDevice>;
     type Error = PyErr;
+
+    #[cfg(feature = "inspect")]
+    const OUTPUT_TYPE: pyo3::inspect::PyStaticExpr = <PyDevice as pyo3::PyTypeInfo>::TYPE_HINT;
 
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Self::Output> {
         Bound::new(py, PyDevice(self.0.dlpack_device()?))
