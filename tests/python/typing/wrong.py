@@ -8,8 +8,8 @@ import dlpack_demo
 from dlpack_demo import DType
 
 a = dlpack_demo.empty((2, 3))  # E: call-arg
-b = dlpack_demo.empty((2, 3), 3.5)  # E: arg-type
-c = dlpack_demo.empty((2, 3), torch.float32, device=1.0)  # E: arg-type
+b = dlpack_demo.dlpack.data_type(3.5)  # E: arg-type
+c = dlpack_demo.dlpack.device(1.0)  # E: arg-type
 d = dlpack_demo.write_unnamed(DType.Float32, numpy.zeros(2))  # E: arg-type
 e = dlpack_demo.write_unnamed(numpy.zeros(2), torch.float32)  # E: arg-type
 f = dlpack_demo.dlpack.data_type(torch.device("cpu"))  # E: arg-type

@@ -5,7 +5,7 @@ protocols with numpy, PaddlePaddle, TVM FFI and every other array library.
 
 from . import dlpack as dlpack
 from _typeshed import Incomplete, SupportsGetItem
-from dlpack_typing import DataTypeLike, DeviceLike, TensorLike
+from dlpack_typing import TensorLike
 from types import CapsuleType
 from typing import Any, Final, SupportsFloat, SupportsIndex, final
 
@@ -202,6 +202,12 @@ class Tensor:
         """
         Whether writing is refused (the producer flagged the data `READ_ONLY`).
         """
+    def same_shape(self, /, other) -> bool:
+        """
+        `t.same_shape(other)`: whether any tensor on the CPU has this tensor's shape; a typed
+        argument of a method, named `Tensor.same_shape` in its errors (`#[tensor_args]` above
+        the block).
+        """
     @property
     def shape(self, /) -> tuple:
         """
@@ -225,7 +231,7 @@ def _exchange_table_v2(chained: bool) -> CapsuleType:
     2, alone or with `Tensor`'s table as its `prev_api`, for the tests of consumers.
     """
 
-def arange(n: SupportsIndex, dtype: DataTypeLike) -> Tensor:
+def arange(n: SupportsIndex, dtype) -> Tensor:
     """
     `arange(n, dtype)`: `[0, 1, …, n - 1]` as a tensor of any dtype object.
     """
@@ -244,13 +250,19 @@ def device_of(obj: Any) -> Device:
     `Device`, a name) or of any tensor (through its `__dlpack_device__`).
     """
 
+def doubled(x) -> Any:
+    """
+    `doubled(x)`: `2 * x` for a float32 tensor of any library and shape, through a typed
+    argument, handed back in the caller's library (`TensorArg::framework`), compact.
+    """
+
 def dtype_of(obj: Any) -> DType:
     """
     The dtype of any dtype object (`paddle.float16`, `tvm_ffi.dtype("int8")`, a
     `DType`, a name) or of any tensor (read from its DLPack export, without a copy).
     """
 
-def empty(shape: SupportsGetItem[int, SupportsIndex], dtype: DataTypeLike, device: DeviceLike | None = None) -> Tensor:
+def empty(shape: SupportsGetItem[int, SupportsIndex], dtype, device=None) -> Tensor:
     """
     `empty(shape, dtype, device=None)`: a new tensor (zeroed) of any dtype object
     (`paddle.float16`, `DType.float16`, `"float16"`) on the CPU (the default) or, built with
@@ -258,7 +270,7 @@ def empty(shape: SupportsGetItem[int, SupportsIndex], dtype: DataTypeLike, devic
     it); zeroed there on the library's stream.
     """
 
-def from_dlpack(obj: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Any:
+def from_dlpack(obj: Any, /, *, device=None, copy=None) -> Any:
     """
     `from_dlpack(obj, /, *, device=None, copy=None)`, dispatching as the RFC proposes: a tensor
     (`__dlpack__`, or a DLPack capsule) becomes a `Tensor` (zero-copy unless `copy=True`),
@@ -271,6 +283,12 @@ def live() -> dict:
     """
     What is alive on the Rust side: `{"tensors": …, "buffers": …, "exports": …,
     "imports": …}`. The tests check that every count returns to where it was.
+    """
+
+def mean(x) -> float:
+    """
+    `mean(x)`: the mean of a tensor of any data type with a Rust element type (a dispatch over
+    `DataType`); a float8 one is refused by the dispatch, naming `mean()` and `x`.
     """
 
 def nbytes(x) -> int:
@@ -338,6 +356,12 @@ def total_detached(x) -> float:
 def view_meta(x: Any) -> tuple[str, list[int], list[int], int, int, tuple[int, int]]:
     """
     `view_meta(x)`: the metadata `with_tensor_view` lends of any tensor.
+    """
+
+def weighted_sum(x, weights=None) -> float:
+    """
+    `weighted_sum(x, weights=None)`: the sum of a float32 vector, each element times its
+    weight when `weights` is given (an `Option<TensorArg>`, `None` when left out or `None`).
     """
 
 def write_both(a, b) -> float:
