@@ -393,3 +393,20 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_a_cuda_argument_refuses_a_host_tensor_with_where_it_is():
+    """`require::Cuda` needs no GPU to refuse: the device is checked before the body runs."""
+    np = pytest.importorskip("numpy")
+    with pytest.raises(TypeError) as refused:
+        dlpack_demo.gpu_nbytes(np.zeros(3))
+    assert str(refused.value).startswith(
+        "gpu_nbytes(): argument 'x' must be a tensor on cuda, got a float64 numpy.ndarray with shape (3,) on cpu"
+    )
+
+
+def test_a_cuda_argument_takes_the_peers_gpu_tensor(peer, gpu):
+    # On the stream rule of `__dlpack__`: the tensor is asked for on the legacy default stream.
+    x = peer.empty(N)
+    peer.synchronize()
+    assert dlpack_demo.gpu_nbytes(x) == 4 * N

@@ -45,9 +45,9 @@ mod dlpack_demo {
     use super::tensor::{exchange_table_v2, nbytes, nbytes_of_view, sum};
     #[pymodule_export]
     use super::typed::{
-        arg_meta, doubled, mean, negated, negated_rust, owned_and_written, read_then_write,
-        row_sums, scale, total_detached, view_meta, weighted_sum, write_both, write_calling,
-        write_failing, write_importing, write_unnamed, write_viewing,
+        arg_meta, doubled, gpu_nbytes, mean, negated, negated_rust, owned_and_written,
+        read_then_write, row_sums, scale, total_detached, view_meta, weighted_sum, write_both,
+        write_calling, write_failing, write_importing, write_unnamed, write_viewing,
     };
     #[pymodule_export]
     use super::{DType, PyDevice, Tensor};

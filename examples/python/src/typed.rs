@@ -18,7 +18,9 @@ use dlpack_core::python::{TensorArg, tensor_args};
 use dlpack_core::tensor::Iter;
 use dlpack_core::tensor::IterMut;
 use dlpack_core::tensor::TensorMeta;
-use dlpack_core::tensor::require::{ANY_NDIM, AnyDevice, Compact, Owned, ReadOnly, ReadWrite};
+use dlpack_core::tensor::require::{
+    ANY_NDIM, AnyDevice, Compact, Cuda, Owned, ReadOnly, ReadWrite,
+};
 use pyo3::prelude::*;
 
 use crate::tensor::Real;
@@ -306,4 +308,14 @@ pub fn weighted_sum(
         Some(weights) => x.zip(weights.iter()?).map(|(a, b)| a * b).sum(),
         None => x.sum(),
     })
+}
+
+/// `gpu_nbytes(x)`: the bytes of a tensor of any data type on a CUDA device (`require::Cuda`),
+/// read from its metadata alone, on the stream rule of `__dlpack__`; a tensor elsewhere is
+/// refused before the body runs.
+#[tensor_args]
+#[pyfunction]
+pub fn gpu_nbytes(x: TensorArg<'_, DataType, ANY_NDIM, Cuda>) -> usize {
+    let view = x.view();
+    view.len() * view.dtype().itemsize()
 }
