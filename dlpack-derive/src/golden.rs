@@ -222,6 +222,23 @@ fn device_handles() {
 }
 
 #[test]
+fn data_type_with() {
+    check(
+        Kind::DataType,
+        quote! {
+            enum DType {
+                #[dlpack("float32")] F32,
+                #[dlpack(data_type_with = QuantScheme::storage, import_with = DType::quantised)]
+                QFloat(QuantScheme),
+                #[dlpack(export_only)]
+                Blocked { #[dlpack(data_type_with = storage)] scheme: QuantScheme, block: u32 },
+            }
+        },
+        expect_file!["../golden/data_type_with.txt"],
+    );
+}
+
+#[test]
 fn device_handle_struct() {
     check(
         Kind::Device,

@@ -59,6 +59,9 @@
 //!   derive cannot see what the function returns, and a broad return type (candle's
 //!   `DeviceLocation` holds CPU, CUDA and Metal devices) would otherwise make the variant
 //!   claim all of them.
+//! - **`data_type_with` returns a `DlpackDataType`, not a `Result`**, as `device_with` returns
+//!   a `DlpackDevice`: a value with no DLPack data type returns a dtype enum's `skip` variant,
+//!   whose export is the error that names it. Nothing beside it names part of the data type.
 //! - **`Box`, `Arc` and `Rc` are recognised by name** (the path's last segment, with one type
 //!   argument), as serde recognises `PhantomData`: a delegate reads through the pointer and
 //!   import wraps with `From`. Another type of that name that is not a pointer fails to

@@ -1,5 +1,6 @@
 //! What the derives' handle options call: `import_with` (a user function that builds a value
-//! back from a DLPack value) and `device_with` (a user function that reads a handle's device).
+//! back from a DLPack value), `device_with` (a user function that reads a handle's device) and
+//! `data_type_with` (a user function that computes a value's data type from its fields).
 //!
 //! Each takes the function as a `fn` pointer of the exact type the option documents, so that a
 //! function with another signature is one type error at the user's path that shows the
@@ -8,11 +9,12 @@
 
 use core::any::type_name;
 
-use crate::Device;
-use crate::convert::DlpackDevice;
+use crate::convert::{DlpackDataType, DlpackDevice};
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
+use crate::set::DataTypeSet;
 use crate::set::DeviceSet;
+use crate::{DataType, Device};
 
 /// Calls an `import_with` function with the DLPack value `V` (`DataType` or `Device`).
 #[inline(always)]
@@ -63,10 +65,24 @@ pub const fn device_with_produces<A: ?Sized, D: DlpackDevice>(_: fn(&A) -> D) ->
     D::PRODUCES
 }
 
+/// The data type of a value, computed by a `data_type_with` function whose result is a
+/// [`DlpackDataType`] (a `DataType`, or a dtype enum whose `skip` variant says "none").
+#[inline(always)]
+pub fn data_type_with<A: ?Sized, D: DlpackDataType>(
+    data_type_of: fn(&A) -> D,
+    value: &A,
+) -> Result<DataType, Error> {
+    data_type_of(value).dlpack_data_type()
+}
+
+/// Every data type a `data_type_with` function's result can be: its type's `PRODUCES`.
+pub const fn data_type_with_produces<A: ?Sized, D: DlpackDataType>(_: fn(&A) -> D) -> DataTypeSet {
+    D::PRODUCES
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::DataType;
     use std::prelude::rust_2024::*;
 
     fn location(ordinal: &u32) -> Device {
@@ -75,6 +91,17 @@ mod tests {
 
     fn open(device: Device) -> Result<u32, Error> {
         u32::try_from(device.device_id).map_err(Error::msg)
+    }
+
+    fn storage(bits: &u8) -> DataType {
+        DataType::new(crate::ffi::DLDataTypeCode(0), *bits, 1)
+    }
+
+    #[test]
+    fn a_data_type_with_function_is_called_with_the_value() {
+        assert_eq!(data_type_with(storage, &8), Ok(DataType::I8));
+        const SET: DataTypeSet = data_type_with_produces(storage);
+        assert!(SET.is_all(), "`DataType` produces every data type");
     }
 
     #[test]

@@ -21,7 +21,10 @@ pub use crate::convert::kind::{Convert, DataTypeKind, DeviceKind, SourceKind, Ta
 mod handles;
 mod message;
 
-pub use handles::{device_with, device_with_produces, device_with_type, import_with};
+pub use handles::{
+    data_type_with, data_type_with_produces, device_with, device_with_produces, device_with_type,
+    import_with,
+};
 pub use message::{Report, assert_convertible, report};
 
 /// A data type as one integer, `code | bits << 8 | lanes << 16`, so that a derived

@@ -63,9 +63,10 @@ pub(crate) enum Export<'a> {
         field: &'a Field<'a>,
         inner: &'a Type,
     },
-    /// The device of `path(&field)` (or `path(&self)` for a struct), a `DlpackDevice`; of
-    /// `device_type`, when the item names one.
-    DeviceWith {
+    /// `device_with` or `data_type_with`: the value of `path(&field)` (or `path(&self)` for a
+    /// struct), a `DlpackDevice` or a `DlpackDataType`; a device of `device_type`, when the
+    /// item names one (a data type item never does).
+    With {
         field: Option<&'a Field<'a>>,
         path: &'a Path,
         device_type: Option<i32>,

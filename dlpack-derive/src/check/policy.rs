@@ -55,11 +55,12 @@ pub(super) fn import<'a>(
             return Some(Import::With(attrs.path(Sym::ImportWith).expect("a path")));
         }
         Some(&(span, _)) => {
-            if let Export::DeviceWith { .. } = item.export {
+            if let Export::With { .. } = item.export {
+                let (with, noun) = (Sym::with(kind), kind.noun());
                 cx.error(
                     span,
                     format_args!(
-                        "`default` cannot build {what}: its device comes from `device_with`, so it comes back only through `import_with = path` (a `{param}`); or mark it `export_only`"
+                        "`default` cannot build {what}: its {noun} comes from `{with}`, so it comes back only through `import_with = path` (a `{param}`); or mark it `export_only`"
                     ),
                 );
                 return None;
@@ -81,11 +82,12 @@ pub(super) fn import<'a>(
         None => {}
     }
 
-    if let Export::DeviceWith { path, .. } = item.export {
+    if let Export::With { path, .. } = item.export {
+        let (with, noun) = (Sym::with(kind), kind.noun());
         cx.error_spanned(
             path,
             format_args!(
-                "{what} gets its device from `device_with`, which cannot build it back: say how it comes back with `import_with = path` (a `{param}`), or mark it `export_only`"
+                "{what} gets its {noun} from `{with}`, which cannot build it back: say how it comes back with `import_with = path` (a `{param}`), or mark it `export_only`"
             ),
         );
         return None;

@@ -1,6 +1,6 @@
 //! The one resolver of both derives: for each variant (or a struct as a whole), where its value
-//! comes from (`skip`, a `delegate` field, `device_with`, its own mapping, or the newtype
-//! rule); then [`policy`] decides how it comes back on import.
+//! comes from (`skip`, a `delegate` field, `device_with` or `data_type_with`, its own mapping,
+//! or the newtype rule); then [`policy`] decides how it comes back on import.
 
 use proc_macro2::Span;
 
@@ -41,10 +41,11 @@ pub(super) fn item<'a>(
         });
     }
 
-    let (export, claim, span) = if let Some(export) = delegate(cx, kind, v, &sources, &what) {
+    let (export, claim, span) = if let Some(export) = delegate(cx, kind, attrs, v, &sources, &what)
+    {
         let span = span_of(&export, v);
         (export, None, span)
-    } else if let Some(found) = device_with(cx, v, attrs, is_struct, &sources, &what) {
+    } else if let Some(found) = value_with(cx, kind, v, attrs, is_struct, &sources, &what) {
         let (export, claim) = found?;
         let span = span_of(&export, v);
         (export, claim, span)
@@ -90,11 +91,11 @@ pub(super) fn item<'a>(
     Some(item)
 }
 
-/// Where a delegate's or a `device_with` function's mapping was written.
+/// Where a delegate's or a `device_with`/`data_type_with` function's mapping was written.
 fn span_of(export: &Export, v: &Variant) -> Span {
     match export {
         Export::Delegate { inner, .. } => syn::spanned::Spanned::span(inner),
-        Export::DeviceWith { path, .. } => syn::spanned::Spanned::span(path),
+        Export::With { path, .. } => syn::spanned::Spanned::span(path),
         _ => v.span,
     }
 }
@@ -111,13 +112,10 @@ fn skip_conflicts(
     let noun = kind.noun();
     let mut mapping: Vec<Span> = sources.iter().map(|s| s.0).collect();
     mapping.extend(attrs.span(Sym::ExportOnly));
-    mapping.extend(attrs.span(Sym::DeviceWith));
+    let with = Sym::with(kind);
+    mapping.extend(attrs.span(with));
     mapping.extend(v.fields.iter().filter_map(|f| f.attrs.span(Sym::Delegate)));
-    mapping.extend(
-        v.fields
-            .iter()
-            .filter_map(|f| f.attrs.span(Sym::DeviceWith)),
-    );
+    mapping.extend(v.fields.iter().filter_map(|f| f.attrs.span(with)));
     for span in mapping {
         cx.error(
             span,
@@ -140,6 +138,7 @@ fn skip_conflicts(
 fn delegate<'a>(
     cx: &Ctxt,
     kind: Kind,
+    attrs: &Attrs,
     v: &'a Variant<'a>,
     sources: &[(Span, String)],
     what: &str,
@@ -162,15 +161,16 @@ fn delegate<'a>(
             ),
         );
     }
-    let device_with = v
-        .fields
-        .iter()
-        .filter_map(|f| f.attrs.span(Sym::DeviceWith));
-    for span in device_with {
+    let with = Sym::with(kind);
+    let functions = attrs
+        .span(with)
+        .into_iter()
+        .chain(v.fields.iter().filter_map(|f| f.attrs.span(with)));
+    for span in functions {
         cx.error(
             span,
             format_args!(
-                "conflicting options: {what} delegates to its field, so `device_with` cannot also give its device"
+                "conflicting options: {what} delegates to its field, so `{with}` cannot also give its {noun}"
             ),
         );
     }
@@ -178,28 +178,31 @@ fn delegate<'a>(
     Some(Export::Delegate { field, inner })
 }
 
-/// `device_with = path` on the item or on one field: `None` when absent, `Some(None)` after an
-/// error. A device name beside it says the device type the function returns, which makes the
-/// item one of that type's (in the sets, and on import).
-fn device_with<'a>(
+/// `device_with = path` or `data_type_with = path` on the item or on one field: `None` when
+/// absent, `Some(None)` after an error. A device name beside `device_with` says the device type
+/// the function returns, which makes the item one of that type's (in the sets, and on import);
+/// beside `data_type_with` every other mapping is a conflict, since a data type has no part the
+/// function would leave open.
+fn value_with<'a>(
     cx: &Ctxt,
+    kind: Kind,
     v: &'a Variant<'a>,
     attrs: &'a Attrs,
     is_struct: bool,
     sources: &[(Span, String)],
     what: &str,
 ) -> Option<Option<(Export<'a>, Option<Claim>)>> {
-    let on_field = v.fields.iter().find_map(|f| {
-        f.attrs
-            .path_opt(Sym::DeviceWith)
-            .map(|(key, path)| (f, key, path))
-    });
-    let (key, path, field) = match (attrs.path_opt(Sym::DeviceWith), on_field) {
+    let (with, noun) = (Sym::with(kind), kind.noun());
+    let on_field = v
+        .fields
+        .iter()
+        .find_map(|f| f.attrs.path_opt(with).map(|(key, path)| (f, key, path)));
+    let (key, path, field) = match (attrs.path_opt(with), on_field) {
         (None, None) => return None,
         (Some((key, path)), Some((_, extra, _))) => {
             cx.error(
                 extra,
-                format_args!("`device_with` again: {what} reads its device with one function"),
+                format_args!("`{with}` again: {what} reads its {noun} with one function"),
             );
             (key, path, None)
         }
@@ -210,25 +213,42 @@ fn device_with<'a>(
         Target::Device(info) => Some((named.span, info)),
         Target::DataType { .. } => None,
     });
-    // The name, first among the sources, goes with `device_with`: the rest give an id.
+    // The device name, first among the sources, goes with `device_with`: the rest give an id.
+    // Nothing goes with `data_type_with`.
     for (span, source) in sources.iter().skip(usize::from(named.is_some())) {
-        cx.error(
-            *span,
-            format_args!(
+        let message = match kind {
+            Kind::Device => format!(
                 "conflicting options: {what} reads its device with `device_with`, which gives the id too, so {source} cannot also give it"
             ),
-        );
+            Kind::DataType => format!(
+                "conflicting options: {what} reads its data type with `data_type_with`, so {source} cannot also give it"
+            ),
+        };
+        cx.error(*span, message);
+    }
+    if kind == Kind::DataType && !sources.is_empty() {
+        return Some(None);
     }
     let field = match (field, is_struct, v.fields.as_slice()) {
         (Some(field), _, _) => Some(field),
         // On a struct, the function reads the whole value.
         (None, true, _) => None,
         (None, false, [field]) => Some(field),
+        (None, false, []) => {
+            cx.error(
+                key,
+                format_args!(
+                    "`{with}` calls its function on the variant's field, and {what} is a unit variant with no field to read: give it a {noun} of its own, as in `{}`",
+                    kind.example()
+                ),
+            );
+            return Some(None);
+        }
         (None, false, fields) => {
             cx.error(
                 key,
                 format_args!(
-                    "`device_with` on a variant calls its function on the variant's one field, and {what} has {}: put `#[dlpack(device_with = …)]` on the field it reads",
+                    "`{with}` on a variant calls its function on the variant's one field, and {what} has {}: put `#[dlpack({with} = …)]` on the field it reads",
                     fields.len()
                 ),
             );
@@ -241,7 +261,7 @@ fn device_with<'a>(
         label: format!("`{}` devices", info.name),
         span,
     });
-    let export = Export::DeviceWith {
+    let export = Export::With {
         field,
         path,
         device_type: named.map(|(_, info)| info.device_type),
@@ -286,7 +306,7 @@ fn missing(
     }
     let message = match (kind, is_struct) {
         (Kind::DataType, true) => format!(
-            "{what} needs a DLPack data type: `#[dlpack(\"float32\")]` on the struct, `#[dlpack(code)]`, `#[dlpack(bits)]` and `#[dlpack(lanes)]` on its fields, or a single field to delegate to"
+            "{what} needs a DLPack data type: `#[dlpack(\"float32\")]` on the struct, `#[dlpack(code)]`, `#[dlpack(bits)]` and `#[dlpack(lanes)]` on its fields, `#[dlpack(data_type_with = path)]` for a value whose data type a function computes, or a single field to delegate to"
         ),
         (Kind::DataType, false) => format!(
             "{what} has no DLPack data type annotation: add `#[dlpack(\"float32\")]` (or `code = …, bits = …`, or `element = T`), `#[dlpack(skip)]` if it has no DLPack equivalent, or `#[dlpack(delegate)]` on its field"

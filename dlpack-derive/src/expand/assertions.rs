@@ -14,7 +14,7 @@ use super::tokens::{const_check, value_name};
 use super::value;
 use crate::check::{Export, Import, Item, mentions_type_param};
 use crate::parse::ast::Input;
-use crate::parse::kind::{Helper, Paths};
+use crate::parse::kind::{Helper, Kind, Paths};
 
 /// An importing item matched directly: its value (a data type) or range (of devices).
 struct Direct<'i> {
@@ -46,7 +46,10 @@ pub(super) fn expand(input: &Input, paths: &Paths, items: &[Item]) -> TokenStrea
             let via = match (&item.export, &item.import) {
                 (Export::Delegate { .. }, Import::With(_)) => "delegate and `import_with`",
                 (Export::Delegate { .. }, _) => "delegate",
-                _ => "`device_with` function and `import_with`",
+                _ => match paths.kind {
+                    Kind::DataType => "`data_type_with` function and `import_with`",
+                    Kind::Device => "`device_with` function and `import_with`",
+                },
             };
             routed.push(Routed { item, set, via });
         } else if let Some(entry) = value::entry(paths, &item.export) {
@@ -167,10 +170,10 @@ fn generic(input: &Input, item: &Item) -> bool {
     match &item.export {
         Export::Element(ty) | Export::Delegate { inner: ty, .. } => mentions_type_param(input, ty),
         Export::IdField { field, .. }
-        | Export::DeviceWith {
+        | Export::With {
             field: Some(field), ..
         } => mentions_type_param(input, field.ty),
-        Export::DeviceWith {
+        Export::With {
             field: None,
             device_type: None,
             ..

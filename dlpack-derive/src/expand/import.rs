@@ -3,8 +3,8 @@
 //! `from_dlpack_…` is one `match` over the directly mapped items ([`value::key`]: a data type
 //! as one integer, a device by its type with a guard on the id), then one test per item routed
 //! by a set (a delegate: its type's `ACCEPTS`; an `import_with` on a delegate or on a
-//! `device_with` item without a device name: the values it exports), in the order written,
-//! then the error that lists what the type accepts.
+//! `device_with` item without a device name or a `data_type_with` item: the values it exports),
+//! in the order written, then the error that lists what the type accepts.
 //!
 //! An item is built with the fields its mapping sets, `PhantomData` for phantom fields, and its
 //! policy for the rest: `Default::default()` per field of a variant, `Self::default()` with the
@@ -66,7 +66,7 @@ impl Gen<'_> {
                 _ => continue,
             };
             let set = match item.export {
-                Export::DeviceWith { .. } => quote!(const { #set }),
+                Export::With { .. } => quote!(const { #set }),
                 _ => set,
             };
             routed.push(quote! {

@@ -3,7 +3,7 @@
 //! inherent `const fn`s; the import is in [`super::import`].
 //!
 //! The export is `Ok(match self { .. })`: a constant arm for a constant, `?` on an id
-//! conversion, a delegate or a `device_with` function, an early `return` of the error for a
+//! conversion, a delegate or a `device_with`/`data_type_with` function, an early `return` of the error for a
 //! `skip` item. One `Ok` around the match, not one per arm, is the shape under which a derived
 //! export compiles to what a hand-written match compiles to.
 
@@ -12,7 +12,7 @@ use quote::{quote, quote_spanned};
 use syn::WherePredicate;
 use syn::spanned::Spanned;
 
-use super::route::device_with_set;
+use super::route::with_set;
 use super::tokens::{binding, bound_if_generic, cfgs, outer_path, path, pattern, value_name};
 use super::value;
 use crate::check::{Export, Import, Item, Raw, is_small_integer};
@@ -92,9 +92,7 @@ impl Gen<'_> {
                         quote!(<#inner as #trait_>::ACCEPTS)
                     }
                     Export::Delegate { inner, .. } => quote!(<#inner as #trait_>::PRODUCES),
-                    Export::DeviceWith { field, path, .. } => {
-                        device_with_set(self.paths, *field, path)
-                    }
+                    Export::With { field, path, .. } => with_set(self.paths, *field, path),
                     _ => return quote!(),
                 };
                 quote!(#cfgs let set = set.union(&#union);)
@@ -159,7 +157,7 @@ impl Gen<'_> {
                 let call = quote_spanned!(ty.span()=> <#ty as #trait_>::#export(#arg));
                 (bound(field), quote!(#call?))
             }
-            Export::DeviceWith {
+            Export::With {
                 field,
                 path: function,
                 device_type,
@@ -174,7 +172,8 @@ impl Gen<'_> {
                         quote_spanned!(function.span()=> #krate::__private::device_with_type::<Self, _, _>(#function, #arg, #ty))
                     }
                     None => {
-                        quote_spanned!(function.span()=> #krate::__private::device_with(#function, #arg))
+                        let with = self.paths.private(Helper::With);
+                        quote_spanned!(function.span()=> #with(#function, #arg))
                     }
                 };
                 (pattern, quote!(#call?))

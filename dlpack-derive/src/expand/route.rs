@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 
 use crate::check::{Export, Import, Item};
 use crate::parse::ast::Field;
-use crate::parse::kind::Paths;
+use crate::parse::kind::{Helper, Paths};
 
 /// The set expression an item is routed by on import, for items not matched directly: a
 /// delegate's `ACCEPTS`, or, for an `import_with` item, the values it exports.
@@ -19,22 +19,18 @@ pub(super) fn route_set(paths: &Paths, item: &Item) -> Option<TokenStream> {
             Import::With(_) => quote!(<#inner as #trait_>::PRODUCES),
             _ => quote!(<#inner as #trait_>::ACCEPTS),
         }),
-        Export::DeviceWith {
+        Export::With {
             field,
             path,
             device_type: None,
-        } => Some(device_with_set(paths, *field, path)),
+        } => Some(with_set(paths, *field, path)),
         _ => None,
     }
 }
 
-/// The devices a `device_with` function's type produces.
-pub(super) fn device_with_set(
-    paths: &Paths,
-    field: Option<&Field>,
-    path: &syn::Path,
-) -> TokenStream {
-    let krate = &paths.krate;
+/// The values a `device_with` or `data_type_with` function's result type produces.
+pub(super) fn with_set(paths: &Paths, field: Option<&Field>, path: &syn::Path) -> TokenStream {
+    let produces = paths.private(Helper::WithProduces);
     let arg = match field {
         Some(field) => {
             let ty = field.ty;
@@ -42,5 +38,5 @@ pub(super) fn device_with_set(
         }
         None => quote!(Self),
     };
-    quote_spanned!(path.span()=> #krate::__private::device_with_produces::<#arg, _>(#path))
+    quote_spanned!(path.span()=> #produces::<#arg, _>(#path))
 }

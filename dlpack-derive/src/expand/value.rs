@@ -74,7 +74,7 @@ pub(super) fn entry(paths: &Paths, export: &Export) -> Option<TokenStream> {
             )
         }
         Export::IdWith { device_type, .. }
-        | Export::DeviceWith {
+        | Export::With {
             device_type: Some(device_type),
             ..
         } => {
@@ -157,7 +157,7 @@ pub(super) fn key(paths: &Paths, input: &Input, index: usize, export: &Export) -
         }
         Export::IdField { device_type, .. }
         | Export::IdWith { device_type, .. }
-        | Export::DeviceWith {
+        | Export::With {
             device_type: Some(device_type),
             ..
         } => {

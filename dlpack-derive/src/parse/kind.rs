@@ -150,6 +150,10 @@ impl Paths {
             (Kind::Device, Helper::Empty) => "devices_empty",
             (Kind::DataType, Helper::PositionIn) => "position_in",
             (Kind::Device, Helper::PositionIn) => "range_position_in",
+            (Kind::DataType, Helper::With) => "data_type_with",
+            (Kind::Device, Helper::With) => "device_with",
+            (Kind::DataType, Helper::WithProduces) => "data_type_with_produces",
+            (Kind::Device, Helper::WithProduces) => "device_with_produces",
         };
         let krate = &self.krate;
         let name = Ident::new(name, Span::call_site());
@@ -170,4 +174,8 @@ pub(crate) enum Helper {
     Empty,
     /// The first of a list of direct mappings that a set holds.
     PositionIn,
+    /// The value a `device_with` or `data_type_with` function's result exports.
+    With,
+    /// Every value a `device_with` or `data_type_with` function's result type produces.
+    WithProduces,
 }

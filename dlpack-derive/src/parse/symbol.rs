@@ -13,6 +13,7 @@ pub(crate) enum Sym {
     Bits,
     Lanes,
     Element,
+    DataTypeWith,
     Id,
     IdWith,
     DeviceWith,
@@ -57,7 +58,8 @@ pub(crate) enum Place {
     Variant,
     /// A field only: `delegate`.
     Field,
-    /// A variant, a struct or the field the function reads: `id_with`, `device_with`.
+    /// A variant, a struct or the field the function reads: `id_with`, `device_with`,
+    /// `data_type_with`.
     ItemOrField,
     /// A value on an item, a role (no value) on a field.
     ValueOrRole,
@@ -66,11 +68,12 @@ pub(crate) enum Place {
 impl Sym {
     /// Every key, in the order messages list them: each derive's own keys, then the ones both
     /// take.
-    const ALL: [Sym; 16] = [
+    const ALL: [Sym; 17] = [
         Sym::Code,
         Sym::Bits,
         Sym::Lanes,
         Sym::Element,
+        Sym::DataTypeWith,
         Sym::Id,
         Sym::IdWith,
         Sym::DeviceWith,
@@ -111,6 +114,7 @@ impl Sym {
             Sym::Bits => "bits",
             Sym::Lanes => "lanes",
             Sym::Element => "element",
+            Sym::DataTypeWith => "data_type_with",
             Sym::Id => "id",
             Sym::IdWith => "id_with",
             Sym::DeviceWith => "device_with",
@@ -125,6 +129,15 @@ impl Sym {
         }
     }
 
+    /// The key that reads an item's value with a function, for `kind`'s derive:
+    /// `data_type_with` or `device_with`.
+    pub(crate) fn with(kind: Kind) -> Sym {
+        match kind {
+            Kind::DataType => Sym::DataTypeWith,
+            Kind::Device => Sym::DeviceWith,
+        }
+    }
+
     /// The key spelt `name`, if any.
     pub(crate) fn from_name(name: &str) -> Option<Sym> {
         Sym::ALL.into_iter().find(|s| s.name() == name)
@@ -133,7 +146,9 @@ impl Sym {
     /// The derive the key belongs to, or `None` for keys both take.
     pub(crate) fn kind(self) -> Option<Kind> {
         match self {
-            Sym::Code | Sym::Bits | Sym::Lanes | Sym::Element => Some(Kind::DataType),
+            Sym::Code | Sym::Bits | Sym::Lanes | Sym::Element | Sym::DataTypeWith => {
+                Some(Kind::DataType)
+            }
             Sym::Id | Sym::IdWith | Sym::DeviceWith => Some(Kind::Device),
             _ => None,
         }
@@ -144,7 +159,7 @@ impl Sym {
             Sym::Crate => Form::CratePath,
             Sym::Code | Sym::Bits | Sym::Lanes | Sym::Id => Form::ValueOrRole,
             Sym::Element => Form::Type,
-            Sym::IdWith | Sym::DeviceWith | Sym::ImportWith => Form::Path,
+            Sym::IdWith | Sym::DeviceWith | Sym::DataTypeWith | Sym::ImportWith => Form::Path,
             Sym::Default | Sym::ExportOnly | Sym::Skip | Sym::Delegate | Sym::ImplRemote => {
                 Form::Flag
             }
@@ -158,7 +173,7 @@ impl Sym {
             Sym::Crate | Sym::Remote | Sym::NonExhaustive | Sym::ImplRemote => Place::Type,
             Sym::Code | Sym::Bits | Sym::Lanes | Sym::Id => Place::ValueOrRole,
             Sym::Element | Sym::ImportWith | Sym::Default | Sym::ExportOnly => Place::Item,
-            Sym::IdWith | Sym::DeviceWith => Place::ItemOrField,
+            Sym::IdWith | Sym::DeviceWith | Sym::DataTypeWith => Place::ItemOrField,
             Sym::Skip => Place::Variant,
             Sym::Delegate => Place::Field,
         }
