@@ -94,7 +94,11 @@ pub fn derive_data_type(input: TokenStream) -> TokenStream {
     expand::derive(&input, parse::kind::Kind::DataType).into()
 }
 
-#[doc = include_str!("../docs/pymethods.md")]
+// Its examples run as doctests of the `tests` package (`tests/src/lib.rs`), which links PyO3
+// as a target crate: as a dev-dependency of this proc-macro crate PyO3 would be built for the
+// host with other features than the target's (PyO3's `experimental-inspect`, through
+// dlpack-core's `inspect`), and the one `pyo3-macros` both share would disagree with one.
+#[cfg_attr(not(doctest), doc = include_str!("../docs/pymethods.md"))]
 #[proc_macro_attribute]
 pub fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::python::pymethods(args.into(), input.into()).into()

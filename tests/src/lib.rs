@@ -16,3 +16,8 @@ pub mod tch;
 /// The README's tour, compiled and run as a doctest so that it stays true.
 #[doc = include_str!("../../README.md")]
 pub mod readme {}
+
+/// `#[pymethods]`'s reference (dlpack-derive/docs/pymethods.md), its examples run here, where
+/// PyO3 is a target crate (dlpack-derive's `lib.rs` says why not there).
+#[doc = include_str!("../../dlpack-derive/docs/pymethods.md")]
+pub mod pymethods_reference {}
