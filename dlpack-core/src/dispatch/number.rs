@@ -43,12 +43,24 @@ use crate::element::Element;
 pub trait ToF64: Element {
     /// The value as an `f64`: exact for `bool`, the integers up to 2⁵³ in magnitude, and
     /// every float but `f64` itself (which is returned as is); rounded to nearest beyond.
+    ///
+    /// ```
+    /// use dlpack_core::dispatch::ToF64;
+    /// assert_eq!((-3_i8).to_f64(), -3.0);
+    /// assert_eq!((1_u64 << 53).to_f64(), 9007199254740992.0);
+    /// ```
     fn to_f64(self) -> f64;
 }
 
 macro_rules! to_f64_as {
     ($($ty:ty),*) => {
         $(
+            #[doc = concat!("`", stringify!($ty), "` by `as`, which rounds to nearest.")]
+            ///
+            /// ```
+            /// use dlpack_core::dispatch::ToF64;
+            #[doc = concat!("assert_eq!(<", stringify!($ty), " as ToF64>::to_f64(7 as ", stringify!($ty), "), 7.0);")]
+            /// ```
             impl ToF64 for $ty {
                 #[inline(always)]
                 fn to_f64(self) -> f64 {
@@ -61,6 +73,12 @@ macro_rules! to_f64_as {
 
 to_f64_as!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 
+/// `false` is 0, `true` 1.
+///
+/// ```
+/// use dlpack_core::dispatch::ToF64;
+/// assert_eq!((false.to_f64(), true.to_f64()), (0.0, 1.0));
+/// ```
 impl ToF64 for bool {
     #[inline(always)]
     fn to_f64(self) -> f64 {
@@ -68,6 +86,12 @@ impl ToF64 for bool {
     }
 }
 
+/// Exactly.
+///
+/// ```
+/// use dlpack_core::dispatch::ToF64;
+/// assert_eq!(half::f16::from_f32(0.5).to_f64(), 0.5);
+/// ```
 #[cfg(feature = "half")]
 impl ToF64 for half::f16 {
     #[inline(always)]
@@ -76,6 +100,12 @@ impl ToF64 for half::f16 {
     }
 }
 
+/// Exactly.
+///
+/// ```
+/// use dlpack_core::dispatch::ToF64;
+/// assert_eq!(half::bf16::from_f32(-2.0).to_f64(), -2.0);
+/// ```
 #[cfg(feature = "half")]
 impl ToF64 for half::bf16 {
     #[inline(always)]

@@ -86,6 +86,27 @@ impl core::fmt::Debug for Framework<'_> {
 impl<'py> Framework<'py> {
     /// The library of `obj`'s class (see the type's documentation for the rule), found once
     /// per class and remembered.
+    ///
+    /// ```
+    /// use dlpack_core::python::Framework;
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     // A module that offers `from_dlpack`, and a class of it.
+    ///     let module = pyo3::types::PyModule::from_code(
+    ///         py,
+    ///         c"class Array:\n    pass\ndef from_dlpack(x):\n    return ('mine', x)\n",
+    ///         c"mylib.py",
+    ///         c"mylib",
+    ///     )?;
+    ///     py.import("sys")?.getattr("modules")?.set_item("mylib", &module)?;
+    ///     let array = module.getattr("Array")?.call0()?;
+    ///     assert!(Framework::of(&array)?.is_known());
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     pub fn of(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         static FOUND: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
         let py = obj.py();
@@ -114,6 +135,21 @@ impl<'py> Framework<'py> {
     /// `tensor` as an array of the library: `library.from_dlpack(tensor)`, the tensor handed
     /// over without a copy (a host tensor; a `BufferError` for another device), or as a
     /// [`PyTensor`] where no `from_dlpack` was found.
+    ///
+    /// ```
+    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::python::{Framework, import_tensor, to_python};
+    /// use pyo3::prelude::*;
+    ///
+    /// # pyo3::Python::initialize();
+    /// Python::attach(|py| -> PyResult<()> {
+    ///     let x = to_python(py, &[0_u8][..])?;
+    ///     let result = Framework::of(x.as_any())?.from_dlpack(ManagedTensor::from_vec(vec![4_u8, 2], &[2])?)?;
+    ///     assert_eq!(import_tensor(&result, None, None)?.view()?.as_slice::<u8>()?, [4, 2]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), PyErr>(())
+    /// ```
     pub fn from_dlpack(&self, tensor: ManagedTensor) -> PyResult<Bound<'py, PyAny>> {
         let object = Bound::new(
             self.py,

@@ -94,6 +94,11 @@ pub struct AnyDevice<A = ReadOnly>(PhantomData<A>);
 pub struct Cuda<A = ReadOnly, const ORDINAL: i32 = ANY_ORDINAL>(PhantomData<A>);
 
 /// [`Cuda`]'s ordinal for "any CUDA device".
+///
+/// ```
+/// use dlpack_core::tensor::require::{ANY_ORDINAL, Cuda, ReadOnly, Requirement};
+/// assert_eq!(<Cuda<ReadOnly, ANY_ORDINAL> as Requirement>::CUDA, <Cuda as Requirement>::CUDA);
+/// ```
 pub const ANY_ORDINAL: i32 = -1;
 
 /// What a marker requires: implemented by the markers of this module, and by no other type.
