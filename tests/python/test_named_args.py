@@ -1,4 +1,4 @@
-"""The frictions a kernel author met from the docs alone (issue 42), each as Python sees it:
+"""The frictions a kernel author met from the docs alone, each as Python sees it:
 `#[tensor_args]` on `Option<TensorArg>` arguments and on the methods of a `#[pymethods]`
 block, a dispatch's error naming the function and the argument, "an int32", and `copy=` and
 `dtype=` refusals that name the function and the argument and say what was expected.
@@ -6,9 +6,9 @@ block, a dispatch's error naming the function and the argument, "an int32", and 
 
 import re
 
-import numpy as np
 import pytest
 
+np = pytest.importorskip("numpy")
 dlpack_demo = pytest.importorskip("dlpack_demo")
 
 
