@@ -72,12 +72,12 @@ class DType:
         """
     def __eq__(self, other: object, /) -> Any: ...
     def __hash__(self, /) -> int: ...
+    def __int__(self, /) -> int: ...
     def __int__(self, /) -> int:
         """
         A `TypeError`: a value is no number (PyO3 would give a fieldless enum's
         discriminant).
         """
-    def __int__(self, /) -> int: ...
     def __ne__(self, other: object, /) -> Any: ...
     def __new__(cls, /, obj: Any) -> DType:
         """
@@ -277,6 +277,13 @@ def from_dlpack(obj: Any, /, *, device=None, copy=None) -> Any:
     a dtype a `DType`, a device a `Device`: everything `dtype_of` and `device_of` take
     (protocol objects, names, `(device_type, device_id)` tuples, TVM FFI's devices, and
     the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict).
+    """
+
+def gpu_nbytes(x) -> int:
+    """
+    `gpu_nbytes(x)`: the bytes of a tensor of any data type on a CUDA device (`require::Cuda`),
+    read from its metadata alone, on the stream rule of `__dlpack__`; a tensor elsewhere is
+    refused before the body runs.
     """
 
 def live() -> dict:
