@@ -248,10 +248,11 @@ def test_numpy_arrays_are_read_through_their_buffer_as_dlpack_describes_them(dty
 
 
 def test_axes_of_extent_0_or_1_differ_only_where_they_address_nothing():
+    # `x[:, None]` has stride 0 on the new axis; NumPy's buffer works it out (and some NumPy
+    # releases' `__dlpack__` does too): the address of every element is the same either way.
     column = np.zeros(3, np.float32)[:, None]
-    assert column.strides == (4, 0)
     meta, imported = dlpack_demo.arg_meta(column)
-    assert not imported and meta[2] == [1, 1] and dlpack_seen(column)[2] == [1, 0]
+    assert not imported and meta[2] == [1, 1]
     assert addressing(meta) == addressing(dlpack_seen(column))
     # The kernels see the same elements either way.
     assert dlpack_demo.row_sums(np.arange(3, dtype=np.float32)[:, None]) == [0.0, 1.0, 2.0]
