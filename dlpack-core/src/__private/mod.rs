@@ -21,6 +21,21 @@ pub use crate::convert::kind::{Convert, DataTypeKind, DeviceKind, SourceKind, Ta
 mod handles;
 mod message;
 
+/// The derived `Runs` impl's header, written by a `macro_rules!` rather than by the derive:
+/// rustc ends an unmet bound of an impl whose trait path or self type a derive spanned with
+/// "consider manually implementing `Runs`", advice no user of `dispatch` should follow.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dlpack_impl_runs {
+    ([$($generics:tt)*] $this:ty [$($bounds:tt)*] { $($items:tt)* }) => {
+        #[automatically_derived]
+        impl $($generics)* $crate::dispatch::Runs<__K, __P, __R> for $this where $($bounds)* {
+            $($items)*
+        }
+    };
+}
+pub use crate::__dlpack_impl_runs as impl_runs;
+
 pub use handles::{
     data_type_with, data_type_with_produces, device_with, device_with_produces, device_with_type,
     import_with,

@@ -132,15 +132,12 @@ pub(super) fn expand(
             #(#markers)*
         }
 
-        #[automatically_derived]
-        impl #kpr_impl #krate::dispatch::Runs<__K, __P, __R> for #this
-        where
-            #(#bounds_of_runs)*
-            #base_where
-        {
-            #[inline]
-            fn __run(&self, kernel: __K, input: __P) -> ::core::result::Result<__R, #krate::dispatch::Missed> {
-                #body
+        #krate::__private::impl_runs! {
+            [#kpr_impl] #this [#(#bounds_of_runs)* #base_where] {
+                #[inline]
+                fn __run(&self, kernel: __K, input: __P) -> ::core::result::Result<__R, #krate::dispatch::Missed> {
+                    #body
+                }
             }
         }
 
