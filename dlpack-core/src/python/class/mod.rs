@@ -10,18 +10,18 @@
 //!
 //! ```text
 //! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! dispatch values
+//! from_dlpack values
 //! methods tensor
 //! names
 //! ```
 
-mod dispatch;
+mod from_dlpack;
 pub(crate) mod methods;
 mod names;
 mod tensor;
 mod values;
 
-pub use dispatch::from_dlpack;
+pub use from_dlpack::from_dlpack;
 pub use tensor::{CpuTensor, TensorClass};
 pub use values::{ProtocolClass, add_values};
 
