@@ -108,7 +108,7 @@ fn an_in_place_op_that_replaces_the_storage_frees_nothing_the_export_reads() {
     assert_eq!(t.to_vec1::<f32>().unwrap(), [-1.; 3]);
     // And a view lent by the tensor reads the new storage, whole.
     let mut seen = Vec::new();
-    t.with_tensor_view(&mut |view| {
+    t.lend_view(&mut |view| {
         seen = view.as_slice::<f32>()?.to_vec();
         Ok(())
     })
@@ -167,7 +167,7 @@ fn a_write_on_another_thread_races_with_no_read_of_the_export() {
     });
     while_another_thread_writes(&t, 8, || {
         let mut seen = Vec::new();
-        t.with_tensor_view(&mut |view| {
+        t.lend_view(&mut |view| {
             seen = view.as_slice::<f32>()?.to_vec();
             Ok(())
         })
@@ -225,7 +225,7 @@ fn every_read_refuses(t: &Tensor, message: &str) {
     assert_eq!(err.to_string(), message, "from_dlpack::<ManagedTensor>");
     let mut called = false;
     let err = t
-        .with_tensor_view(&mut |_| {
+        .lend_view(&mut |_| {
             called = true;
             Ok(())
         })

@@ -7,8 +7,9 @@
 #![cfg(all(feature = "candle", feature = "pyo3"))]
 
 use candle_core::{DType, Device as CandleDevice, IndexOp, Tensor, Var};
+use dlpack_core::__private::{LEGACY, VERSIONED, capsule_tensor};
 use dlpack_core::bridges::candle::Shared;
-use dlpack_core::python::{LEGACY, VERSIONED, capsule_tensor, to_python};
+use dlpack_core::python::to_python;
 use dlpack_core::tensor::Flags;
 use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
@@ -101,7 +102,7 @@ fn numpy_reads_a_shared_candle_tensor_without_a_copy_and_read_only() {
         assert!(write.unwrap_err().is_instance_of::<PyValueError>(py));
         // The same memory as candle's storage: the first element's address.
         let mut first = 0;
-        dlpack_core::tensor::ToDlpackTensor::with_tensor_view(&t, &mut |view| {
+        dlpack_core::tensor::ToDlpackTensor::lend_view(&t, &mut |view| {
             first = view.data_ptr() as usize;
             Ok(())
         })

@@ -10,13 +10,11 @@ mod support;
 use std::ffi::CString;
 use std::sync::{Arc, Mutex};
 
+use dlpack_core::__private::{USED_LEGACY, capsule_tensor, versioned_capsule};
 use dlpack_core::Device;
 use dlpack_core::cuda::cudarc::driver::{CudaContext, DevicePtr};
 use dlpack_core::cuda::{self, CudaBuffer, CudaTensorView, StreamArg};
-use dlpack_core::python::{
-    DlpackRequest, USED_LEGACY, capsule_tensor, import_tensor, import_tensor_on_stream,
-    versioned_capsule,
-};
+use dlpack_core::python::{DlpackRequest, import_tensor, import_tensor_on_stream};
 use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
 use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;

@@ -104,10 +104,8 @@ pub fn pymethods(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::python::pymethods(args.into(), input.into()).into()
 }
 
-/// Names the function and the argument in the errors of a `#[pyfunction]`'s arguments
-/// (`dlpack_core::python::TensorArg`, `DataTypeLike`, `DeviceLike`, `bool`, an `Option` of
-/// one); written above `#[pyfunction]`, or above `#[pymethods]` for the methods of an impl
-/// block. Documented on `TensorArg`.
+// Its example runs in the `tests` package, as `pymethods`'s do.
+#[cfg_attr(not(doctest), doc = include_str!("../docs/tensor_args.md"))]
 #[proc_macro_attribute]
 pub fn tensor_args(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::args::tensor_args(args.into(), input.into()).into()

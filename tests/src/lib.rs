@@ -21,3 +21,8 @@ pub mod readme {}
 /// PyO3 is a target crate (dlpack-derive's `lib.rs` says why not there).
 #[doc = include_str!("../../dlpack-derive/docs/pymethods.md")]
 pub mod pymethods_reference {}
+
+/// `#[tensor_args]`'s reference (dlpack-derive/docs/tensor_args.md), run here for the same
+/// reason.
+#[doc = include_str!("../../dlpack-derive/docs/tensor_args.md")]
+pub mod tensor_args_reference {}

@@ -21,6 +21,35 @@ pub use crate::convert::kind::{Convert, DataTypeKind, DeviceKind, SourceKind, Ta
 mod handles;
 mod message;
 
+// Everything sits at this module's top level (but `generated`, the functions `pymethods`
+// calls): rustc names an item in a message by a path through modules it can list, and it does
+// not list the modules inside a hidden one, so `__private::dispatch::Slot` would print as the
+// private path `dispatch::slot::Slot`.
+
+// What the derived dispatch names: a variant's element type (`Slot`, `MaybeElement`,
+// `NoRustType`, the `natural` types of a name), what a run reports (`Missed`, `NoElement`),
+// and `DataType`'s bound (`Reaches`).
+pub use crate::dispatch::data_type::Reaches;
+pub use crate::dispatch::kernel::{Missed, NoElement};
+pub use crate::dispatch::slot::{MaybeElement, NoRustType, Slot, natural};
+
+// What `pymethods` and `tensor_args` expand to, and the capsule functions the crate's
+// integration tests build raw capsules with.
+#[cfg(feature = "pyo3")]
+pub use crate::python::capsule::{
+    LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, legacy_capsule, versioned_capsule,
+};
+#[cfg(feature = "pyo3")]
+pub use crate::python::class::methods::{DataTypeClass, DataTypeValue, DeviceClass, DeviceValue};
+#[cfg(feature = "pyo3")]
+pub use crate::python::class::tensor::TensorClassOf;
+#[cfg(feature = "pyo3")]
+pub use crate::python::class::{ProtocolClass, generated};
+#[cfg(feature = "pyo3")]
+pub use crate::python::import::capsule_tensor;
+#[cfg(feature = "pyo3")]
+pub use crate::python::named::NamedArg;
+
 /// The derived `Runs` impl's header, written by a `macro_rules!` rather than by the derive:
 /// rustc ends an unmet bound of an impl whose trait path or self type a derive spanned with
 /// "consider manually implementing `Runs`", advice no user of `dispatch` should follow.
@@ -46,7 +75,7 @@ pub use message::{Report, assert_convertible, report};
 /// `from_dlpack_data_type` is a single `match` on an integer.
 #[inline(always)]
 pub const fn data_type_key(data_type: DataType) -> u32 {
-    data_type.code.0 as u32 | (data_type.bits as u32) << 8 | (data_type.lanes as u32) << 16
+    data_type.key()
 }
 
 /// Whether two data types are equal, in `const` context.

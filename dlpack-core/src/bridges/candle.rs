@@ -113,7 +113,7 @@
 //!   `Tensor` (a reference count) so the storage lives as long as the export, on any thread.
 //!   Your promise, which the compiler cannot check: nothing writes that storage in place
 //!   while the export lives. The fast path is still one call, `unsafe { candle::share(&t)? }`.
-//! - **Reading without exporting needs neither.** [`with_tensor_view`](ToDlpackTensor::with_tensor_view)
+//! - **Reading without exporting needs neither.** [`lend_view`](ToDlpackTensor::lend_view)
 //!   lends a view of the storage itself for a closure, under candle's read lock: zero-copy and
 //!   sound, since no write can start before the closure returns.
 //!
@@ -151,7 +151,7 @@ use candle_core::{
     Tensor,
 };
 
-use crate::tensor::convert::{lend_host, read_view};
+use crate::tensor::convert::{lend_host, with_tensor_view};
 use crate::tensor::{
     Flags, FromDlpackTensor, TensorOwner, TensorParts, TensorView, ToDlpackTensor,
 };
@@ -475,14 +475,14 @@ fn describe(tensor: &Tensor, storage: &Storage) -> Result<Described, Error> {
 /// ```
 impl ToDlpackTensor for Tensor {
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        read_view(self, |view| view.to_dlpack_tensor())
+        with_tensor_view(self, |view| view.to_dlpack_tensor())
     }
 
     /// Lends candle's storage itself, held under candle's read lock for the call: candle
     /// writes a storage in place, or replaces it, only under its write lock, so nothing
     /// changes what the view reads meanwhile. `read` must not write this tensor, nor any
     /// sharing its storage, or it waits for itself.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -636,11 +636,11 @@ impl ToDlpackTensor for Shared {
     }
 
     /// The tensor's view, lent under candle's lock as [`Tensor`]'s is.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        self.0.with_tensor_view(read)
+        self.0.lend_view(read)
     }
 }
 
@@ -722,7 +722,7 @@ fn tensor_from_view(view: &TensorView<'_>) -> Result<Tensor, Error> {
 
 /// A new CPU tensor holding a copy of any host-readable DLPack tensor of a data type in the
 /// [table](self#data-types), whatever its strides: one copy from a compact source (read where
-/// it lies, through [`with_tensor_view`](ToDlpackTensor::with_tensor_view)), two from any other
+/// it lies, through [`lend_view`](ToDlpackTensor::lend_view)), two from any other
 /// strides.
 ///
 /// ```
@@ -743,6 +743,6 @@ impl FromDlpackTensor for Tensor {
     }
 
     fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
-        read_view(source, tensor_from_view)
+        with_tensor_view(source, tensor_from_view)
     }
 }

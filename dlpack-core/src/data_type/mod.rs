@@ -13,6 +13,13 @@ mod packed;
 macro_rules! named {
     ($($(#[$doc:meta])* $name:ident = $str:literal, $code:ident, $bits:literal;)*) => {
         impl DataType {
+    /// The data type as one integer, `code | bits << 8 | lanes << 16`: a derived import and a
+    /// dispatch are one `match` on it.
+    #[inline(always)]
+    pub(crate) const fn key(self) -> u32 {
+        self.code.0 as u32 | (self.bits as u32) << 8 | (self.lanes as u32) << 16
+    }
+
             $(
                 // The row's doc line alone: every constant's value, name and parse are checked
                 // by one table test over the grammar's rows (tests/generated_constants.rs).

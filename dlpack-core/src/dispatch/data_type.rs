@@ -4,7 +4,6 @@
 //! Each element type is bound as each variant of a derived enum is, by a trait whose message
 //! names it: a kernel that cannot take `i8` is told so.
 
-use crate::__private::data_type_key;
 use crate::DataType;
 use crate::element::Element;
 
@@ -36,6 +35,8 @@ impl<T: Element, K, P: Input<T, K, Output = R>, R> Reaches<K, P, R> for T {
 }
 
 /// Without feature `half` or `num-complex`, their types' bounds hold: the arms are compiled out.
+/// Not recommended in messages, as the `Slot` impl of the same type.
+#[diagnostic::do_not_recommend]
 impl<K, P, R> Reaches<K, P, R> for NoRustType {
     fn __reach(_: K, _: P) -> Result<R, Missed> {
         unreachable!("no element of a type whose feature is off")
@@ -67,9 +68,9 @@ macro_rules! data_type_dispatch {
             fn __run(&self, kernel: K, input: P) -> Result<R, Missed> {
                 $(
                     $(#[cfg(feature = $feature)])?
-                    const $name: u32 = data_type_key(DataType::$name);
+                    const $name: u32 = DataType::$name.key();
                 )*
-                match data_type_key(*self) {
+                match self.key() {
                     $(
                         $(#[cfg(feature = $feature)])?
                         $name => <$ty as Reaches<K, P, R>>::__reach(kernel, input),

@@ -5,7 +5,7 @@ use crate::convert::DlpackDataType;
 use crate::error::Error;
 use crate::tensor::{TensorView, TensorViewMut};
 
-use super::input::{Slice, SliceMut, Strided, StridedMut, TypeOnly};
+use super::input::{Iterated, IteratedMut, Slice, SliceMut, TypeOnly};
 use super::kernel::{Missed, Runs};
 
 /// A dtype type that dispatches kernels on its values' element types: [`DataType`](crate::DataType), and every
@@ -206,10 +206,10 @@ pub trait Dispatch: DlpackDataType {
     #[inline]
     fn dispatch_iter<'v, 'a, K, R>(view: &'v TensorView<'a>, kernel: K) -> Result<R, Error>
     where
-        Self: Runs<K, Strided<'v, 'a>, R>,
+        Self: Runs<K, Iterated<'v, 'a>, R>,
     {
         let value = Self::from_dlpack_data_type(view.dtype())?;
-        <Self as Runs<K, Strided<'v, 'a>, R>>::__run(&value, kernel, Strided(view))
+        <Self as Runs<K, Iterated<'v, 'a>, R>>::__run(&value, kernel, Iterated(view))
             .map_err(missed_error::<Self>)
     }
 
@@ -279,10 +279,10 @@ pub trait Dispatch: DlpackDataType {
         kernel: K,
     ) -> Result<R, Error>
     where
-        Self: Runs<K, StridedMut<'v, 'a>, R>,
+        Self: Runs<K, IteratedMut<'v, 'a>, R>,
     {
         let value = Self::from_dlpack_data_type(view.dtype())?;
-        <Self as Runs<K, StridedMut<'v, 'a>, R>>::__run(&value, kernel, StridedMut(view))
+        <Self as Runs<K, IteratedMut<'v, 'a>, R>>::__run(&value, kernel, IteratedMut(view))
             .map_err(missed_error::<Self>)
     }
 }

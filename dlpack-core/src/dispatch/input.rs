@@ -9,8 +9,8 @@ use crate::tensor::{Iter, IterMut, TensorView, TensorViewMut};
 use super::kernel::{Kernel, Of};
 
 /// Where a dispatch takes a kernel's input from, for the element type `T`: the second parameter
-/// of [`Runs`](super::Runs). Implemented by [`TypeOnly`], [`Slice`], [`SliceMut`], [`Strided`]
-/// and [`StridedMut`], each for the kernels over its input; you name it only in generic code.
+/// of [`Runs`](super::Runs). Implemented by [`TypeOnly`], [`Slice`], [`SliceMut`], [`Iterated`]
+/// and [`IteratedMut`], each for the kernels over its input; you name it only in generic code.
 ///
 /// ```
 /// use dlpack_core::dispatch::{Input, Kernel, Of, TypeOnly};
@@ -161,7 +161,7 @@ impl<'a, T: Element, K: Kernel<&'a [T]>> Input<T, K> for Slice<'_, 'a> {
 /// gets [`Iter<'a, T>`](Iter), the elements in row-major order, in any strides.
 ///
 /// ```
-/// use dlpack_core::dispatch::{Dispatch, Kernel, Runs, Strided};
+/// use dlpack_core::dispatch::{Dispatch, Kernel, Runs, Iterated};
 /// use dlpack_core::{DlpackDataType, ManagedTensor, TensorView, tensor::Iter};
 ///
 /// #[derive(Clone, Copy, DlpackDataType)]
@@ -174,7 +174,7 @@ impl<'a, T: Element, K: Kernel<&'a [T]>> Input<T, K> for Slice<'_, 'a> {
 /// }
 /// fn count<'a, K>(view: &TensorView<'a>, kernel: K) -> usize
 /// where
-///     Int: for<'v> Runs<K, Strided<'v, 'a>, usize>,
+///     Int: for<'v> Runs<K, Iterated<'v, 'a>, usize>,
 /// {
 ///     Int::dispatch_iter(view, kernel).unwrap_or(0)
 /// }
@@ -183,7 +183,7 @@ impl<'a, T: Element, K: Kernel<&'a [T]>> Input<T, K> for Slice<'_, 'a> {
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
-pub struct Strided<'v, 'a>(pub(crate) &'v TensorView<'a>);
+pub struct Iterated<'v, 'a>(pub(crate) &'v TensorView<'a>);
 
 /// The kernel gets the view's [`Iter<'a, T>`](Iter), as [`TensorView::iter`] gives it.
 ///
@@ -199,7 +199,7 @@ pub struct Strided<'v, 'a>(pub(crate) &'v TensorView<'a>);
 /// assert_eq!(DataType::dispatch_iter(&tensor.view()?, Len)?, 4);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
-impl<'a, T: Element, K: Kernel<Iter<'a, T>>> Input<T, K> for Strided<'_, 'a> {
+impl<'a, T: Element, K: Kernel<Iter<'a, T>>> Input<T, K> for Iterated<'_, 'a> {
     type Output = K::Output;
 
     #[inline(always)]
@@ -263,7 +263,7 @@ impl<'v, T: Element, K: Kernel<&'v mut [T]>> Input<T, K> for SliceMut<'v, '_> {
 /// once, to write.
 ///
 /// ```
-/// use dlpack_core::dispatch::{Dispatch, Kernel, Runs, StridedMut};
+/// use dlpack_core::dispatch::{Dispatch, Kernel, Runs, IteratedMut};
 /// use dlpack_core::{DataType, ManagedTensor};
 /// use dlpack_core::tensor::IterMut;
 ///
@@ -275,12 +275,12 @@ impl<'v, T: Element, K: Kernel<&'v mut [T]>> Input<T, K> for SliceMut<'v, '_> {
 /// let mut tensor = ManagedTensor::from_vec(vec![1_i8, 2], &[2])?;
 /// DataType::dispatch_iter_mut(&mut tensor.view_mut()?, Fill)?;
 /// assert_eq!(tensor.view()?.as_slice::<i8>()?, [0, 0]);
-/// fn takes<K>(_: K) where DataType: for<'v, 'a> Runs<K, StridedMut<'v, 'a>, ()> {}
+/// fn takes<K>(_: K) where DataType: for<'v, 'a> Runs<K, IteratedMut<'v, 'a>, ()> {}
 /// takes(Fill);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
 #[derive(Debug)]
-pub struct StridedMut<'v, 'a>(pub(crate) &'v mut TensorViewMut<'a>);
+pub struct IteratedMut<'v, 'a>(pub(crate) &'v mut TensorViewMut<'a>);
 
 /// The kernel gets the view's [`IterMut<'v, T>`](IterMut), as [`TensorViewMut::iter_mut`]
 /// gives it.
@@ -298,7 +298,7 @@ pub struct StridedMut<'v, 'a>(pub(crate) &'v mut TensorViewMut<'a>);
 /// assert_eq!(tensor.view()?.as_slice::<u32>()?, [0, 0]);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
-impl<'v, T: Element, K: Kernel<IterMut<'v, T>>> Input<T, K> for StridedMut<'v, '_> {
+impl<'v, T: Element, K: Kernel<IterMut<'v, T>>> Input<T, K> for IteratedMut<'v, '_> {
     type Output = K::Output;
 
     #[inline(always)]

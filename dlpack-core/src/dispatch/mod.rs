@@ -1,13 +1,21 @@
 //! Runtime dtype dispatch: a kernel written once, generic over the element type, run with the
-//! Rust element type of a runtime [`DataType`](crate::DataType) or of a value of your own dtype enum, without a
-//! hand-written `match`, and with the compiler proving that the kernel takes every element
-//! type the enum can hold.
+//! Rust element type of a runtime [`DataType`](crate::DataType) or of a value of your own dtype
+//! enum, without a hand-written `match`, and with the compiler proving that the kernel takes
+//! every element type the enum can hold.
 //!
-//! A kernel is a value of your own type that implements [`Kernel<In>`](Kernel) for the
-//! inputs it takes: [`Of<T>`] (the element type alone), `&[T]` or `&mut [T]` (a compact view's
-//! elements), [`Iter<'_, T>`](crate::tensor::Iter) or [`IterMut<'_, T>`](crate::tensor::IterMut)
-//! (a view's elements in any strides). Usually it is one blanket `impl` over the types it can
-//! take, bounded by whatever it needs of them:
+//! Three names are all a kernel author writes:
+//!
+//! - [`Kernel<In>`](Kernel): implemented by a value of your own type for the inputs it takes,
+//!   usually as one blanket `impl` over the types it can take, bounded by what it needs of them;
+//! - [`Of<T>`]: the input of a kernel that needs the element type alone;
+//! - [`Dispatch`]: the methods that run a kernel, `dispatch` on a dtype value and
+//!   `dispatch_slice`, `dispatch_iter` (and their `_mut` forms) on a view, implemented by the
+//!   derive on your enum and by [`DataType`](crate::DataType). A typed Python argument has the
+//!   same four view methods (`TensorArg::dispatch_slice`, …).
+//!
+//! A view hands the kernel `&[T]` or `&mut [T]` (a compact view's elements), or
+//! [`Iter<'_, T>`](crate::tensor::Iter) or [`IterMut<'_, T>`](crate::tensor::IterMut) (a view's
+//! elements in any strides): the table is on [`Kernel`].
 //!
 //! ```
 //! use dlpack_core::dispatch::{Dispatch, Kernel, Of};
@@ -115,37 +123,26 @@
 //! value without an element type (its [`Error::NoElement`](crate::Error::NoElement) holds `'static` data). The
 //! benchmarks time it against a hand-written `match` (`benches/`, "dispatch").
 //!
-//! The files: `kernel` (what a kernel is, and what a dispatch reports), `number` ([`ToF64`],
-//! the numbers kernels reduce in), `input` (what it hands the kernel), `slot` (a variant's element type, or none), `entry` (the [`Dispatch`] trait,
-//! what users call), `data_type` ([`DataType`](crate::DataType)'s dispatch).
+//! # Bounds of generic code
 //!
-//! ```text
-//! layers (checked by .ci/check-cycles.py: a module uses only modules on lines below its own)
-//! tests
-//! data_type
-//! entry slot
-//! input
-//! kernel number
-//! ```
+//! A function generic over the dtype or the kernel names what a dispatch requires:
+//! [`Runs<K, In, R>`](Runs), that the element type of every variant takes kernel `K` with
+//! input `In` and output `R`, where `In` is one of the [`Input`]s ([`TypeOnly`] for
+//! `dispatch`; [`Slice`], [`Iterated`], [`SliceMut`], [`IteratedMut`] for the views); and
+//! [`ToF64`], for a kernel that reduces in `f64`. Nothing else of this module is named outside
+//! generated code.
 
-mod data_type;
+pub(crate) mod data_type;
 mod entry;
 mod input;
-mod kernel;
+pub(crate) mod kernel;
 mod number;
-mod slot;
+pub(crate) mod slot;
 
 pub use entry::Dispatch;
-pub use input::{Input, Slice, SliceMut, Strided, StridedMut, TypeOnly};
+pub use input::{Input, Iterated, IteratedMut, Slice, SliceMut, TypeOnly};
 pub use kernel::{Kernel, Of, Runs};
 pub use number::ToF64;
-
-#[doc(hidden)]
-pub use data_type::Reaches;
-#[doc(hidden)]
-pub use kernel::{Missed, NoElement};
-#[doc(hidden)]
-pub use slot::{MaybeElement, NoRustType, Slot, natural};
 
 #[cfg(test)]
 mod tests;

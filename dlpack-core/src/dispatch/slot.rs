@@ -40,6 +40,8 @@ impl<T: Element, K, P: Input<T, K, Output = R>, R, V, E: ?Sized> Slot<K, P, R, V
 #[doc(hidden)]
 pub enum NoRustType {}
 
+// Not recommended: rustc would point a coverage error at this impl, which no kernel meets.
+#[diagnostic::do_not_recommend]
 impl<K, P, R, V, E: ?Sized> Slot<K, P, R, V, E> for NoRustType {
     #[inline(always)]
     fn __go(_: K, _: P, missed: &'static NoElement) -> Result<R, Missed> {

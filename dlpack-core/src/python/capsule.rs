@@ -3,6 +3,9 @@
 //! the C exchange table, the borrowed view and the CUDA paths hold the rest of the Python
 //! feature's, each block with its own `SAFETY` comment.
 //!
+//! Hidden from the API (`__private` re-exports them for the integration tests): a
+//! framework makes capsules with `DlpackRequest` and takes them with `import_tensor`.
+//!
 //! The rules, from the DLPack Python specification:
 //!
 //! - A producer returns a `PyCapsule` named `"dltensor_versioned"` holding a
@@ -28,100 +31,18 @@ use crate::tensor::{LegacyManagedTensor, ManagedTensor};
 
 /// The name of a capsule holding a `DLManagedTensorVersioned*`: what `__dlpack__` returns to
 /// a consumer that passed `max_version=(1, …)` or newer.
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::python::{VERSIONED, versioned_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![1_u8, 2], &[2])?)?;
-///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
-///     assert_eq!(VERSIONED.to_str(), Ok("dltensor_versioned"));
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
 pub const VERSIONED: &CStr = c"dltensor_versioned";
 /// The name of a capsule holding a legacy `DLManagedTensor*`: what `__dlpack__` returns to a
 /// consumer from before DLPack 1.0 (no `max_version`).
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::python::{LEGACY, legacy_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let legacy = ManagedTensor::from_vec(vec![1.0_f32], &[1])?.into_legacy()?;
-///     let capsule = legacy_capsule(py, legacy)?;
-///     assert!(capsule.is_valid_checked(Some(LEGACY)));
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
 pub const LEGACY: &CStr = c"dltensor";
 /// The name a consumer gives a versioned capsule it took the tensor out of: its destructor
 /// then leaves the tensor to the consumer.
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::python::{USED_VERSIONED, capsule_tensor, versioned_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![7_i64], &[1])?)?;
-///     let tensor = capsule_tensor(&capsule)?; // consumes it
-///     assert!(capsule.is_valid_checked(Some(USED_VERSIONED)));
-///     assert_eq!(tensor.view()?.as_slice::<i64>()?, [7]);
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
 pub const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
 /// The name a consumer gives a legacy capsule it took the tensor out of.
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::python::{USED_LEGACY, capsule_tensor, legacy_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let legacy = ManagedTensor::from_vec(vec![true, false], &[2])?.into_legacy()?;
-///     let capsule = legacy_capsule(py, legacy)?;
-///     let tensor = capsule_tensor(&capsule)?;
-///     assert!(capsule.is_valid_checked(Some(USED_LEGACY)));
-///     assert_eq!(tensor.view()?.as_slice::<bool>()?, [true, false]);
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
 pub const USED_LEGACY: &CStr = c"used_dltensor";
 
 /// Wraps a versioned tensor in a `"dltensor_versioned"` capsule that owns it: a consumer takes
 /// it (and renames the capsule), or the capsule's destructor frees it, exactly once.
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::python::{VERSIONED, capsule_tensor, versioned_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let tensor = ManagedTensor::from_vec(vec![1.0_f64, 2.0], &[2])?;
-///     let capsule = versioned_capsule(py, tensor)?;
-///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
-///     // What `numpy.from_dlpack` does with it, in Rust:
-///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<f64>()?, [1.0, 2.0]);
-///     // An unconsumed capsule frees its tensor when Python collects it.
-///     drop(versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 4], &[4])?)?);
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
 pub fn versioned_capsule(py: Python<'_>, tensor: ManagedTensor) -> PyResult<Bound<'_, PyCapsule>> {
     let raw = tensor.into_raw();
     let Some(raw) = NonNull::new(raw) else {
@@ -132,23 +53,6 @@ pub fn versioned_capsule(py: Python<'_>, tensor: ManagedTensor) -> PyResult<Boun
 }
 
 /// Wraps a legacy tensor in a `"dltensor"` capsule that owns it; see [`versioned_capsule`].
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::python::{LEGACY, capsule_tensor, legacy_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     // For a consumer from before DLPack 1.0 (`__dlpack__()` without `max_version`).
-///     let tensor = ManagedTensor::from_vec(vec![3_u32, 4], &[2])?.into_legacy()?;
-///     let capsule = legacy_capsule(py, tensor)?;
-///     assert!(capsule.is_valid_checked(Some(LEGACY)));
-///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<u32>()?, [3, 4]);
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
 pub fn legacy_capsule(
     py: Python<'_>,
     tensor: LegacyManagedTensor,

@@ -11,7 +11,7 @@
 //! | dtype and device classes of your own | [`pymethods(data_type)`](pymethods) / [`pymethods(device)`](pymethods), [`add_values`] |
 //! | read any dtype or device object (NumPy's, PyTorch's, JAX's, Paddle's, a name) | [`DataTypeLike`], [`DeviceLike`] (handing back a [`PyDataType`], [`PyDevice`]) |
 //! | the RFC's `from_dlpack` over tensors, dtypes and devices | [`from_dlpack`] |
-//! | DLPack 1.3's C exchange table, both ways | [`ExchangeTensor`], [`ExchangeApi`]; [`import_tensor`] and [`with_tensor_view`] use a type's table |
+//! | DLPack 1.3's C exchange table, both ways | [`exchange`]; [`import_tensor`] and [`with_tensor_view`] use a type's table |
 //! | CUDA tensors with streams (feature `cuda`) | `DlpackRequest::cuda_capsule`, `import_tensor_on_stream` |
 //!
 //! # Data types and devices
@@ -123,120 +123,10 @@
 //!
 //! # The C exchange API
 //!
-//! DLPack 1.3 lets a tensor *type* publish a table of C functions, `__dlpack_c_exchange_api__`
-//! (a capsule named `dlpack_exchange_api`): an allocator, an owning export, a non-owning
-//! export into the caller's `DLTensor`, an import back into the type, and the current work
-//! stream. A consumer in C, C++ or Rust then takes the type's tensors with one C call instead of
-//! a `__dlpack__` call and a capsule, and a foreign function returns tensors of the caller's
-//! type. PaddlePaddle and TVM FFI publish and consume it.
-//!
-//! **Producer.** Implement [`ExchangeTensor`] for your `#[pyclass]` (what each function does for
-//! your type; `unsafe`, since consumers read the memory it lends on its word: see its
-//! `# Safety`), make its table once as a `static` ([`ExchangeApi::new`]: version 1.3,
-//! `prev_api` null), and publish it as a class attribute:
-//!
-//! ```
-//! use std::sync::Arc;
-//!
-//! use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor, with_tensor_view};
-//! use dlpack_core::tensor::{CheckedLayout, TensorParts};
-//! use dlpack_core::{DataType, Device, ManagedTensor};
-//! use pyo3::prelude::*;
-//! use pyo3::types::PyCapsule;
-//!
-//! /// Immutable float32 vectors.
-//! #[pyclass(frozen)]
-//! struct Floats {
-//!     data: Arc<[f32]>,
-//!     /// Its shape and strides as `int64_t`, which the non-owning export points at.
-//!     layout: CheckedLayout,
-//! }
-//!
-//! impl Floats {
-//!     fn new(data: Arc<[f32]>) -> PyResult<Self> {
-//!         let shape = [data.len()];
-//!         let parts = TensorParts::host(data.as_ptr().cast_mut(), &shape);
-//!         Ok(Self { layout: CheckedLayout::new(&parts).map_err(dlpack_core::Error::from)?, data })
-//!     }
-//! }
-//!
-//! static EXCHANGE: ExchangeApi = ExchangeApi::new::<Floats>();
-//!
-//! // SAFETY: `data` is an `Arc<[f32]>` that the frozen class never replaces and nobody writes
-//! // (an `Arc` gives no `&mut` while shared), and `layout`, checked for it, stays beside it.
-//! unsafe impl ExchangeTensor for Floats {
-//!     // May run without the GIL: no Python here.
-//!     fn allocate(dtype: DataType, shape: &[i64], device: Device) -> Result<ManagedTensor, AllocError> {
-//!         if (dtype, device) != (DataType::F32, Device::CPU) {
-//!             return Err(AllocError::Value(format!("Floats holds float32 on the CPU, not {dtype} on {device}")));
-//!         }
-//!         let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
-//!         Ok(ManagedTensor::from_vec(vec![0_f32; shape.iter().product()], &shape)?)
-//!     }
-//!     fn export(&self, _py: Python<'_>) -> PyResult<ManagedTensor> {
-//!         Ok(ManagedTensor::from_arc(Arc::clone(&self.data), &[self.data.len()])?)
-//!     }
-//!     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> {
-//!         Ok(TensorParts::from_layout(self.data.as_ptr().cast_mut().cast(), Device::CPU, &self.layout))
-//!     }
-//!     fn import(_py: Python<'_>, tensor: ManagedTensor) -> PyResult<Self> {
-//!         Self::new(tensor.view()?.to_vec::<f32>()?.into())
-//!     }
-//! }
-//!
-//! #[pymethods]
-//! impl Floats {
-//!     #[classattr]
-//!     fn __dlpack_c_exchange_api__(py: Python<'_>) -> PyResult<Bound<'_, PyCapsule>> {
-//!         EXCHANGE.capsule(py)
-//!     }
-//!     // `__dlpack__` and `__dlpack_device__` as in "Tensors" above: consumers without the
-//!     // table (NumPy) still need them. This one only refuses.
-//!     #[pyo3(signature = (**_kwargs))]
-//!     fn __dlpack__(&self, _kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<()> {
-//!         Err(pyo3::exceptions::PyBufferError::new_err("use the exchange API"))
-//!     }
-//! }
-//!
-//! # pyo3::Python::initialize();
-//! Python::attach(|py| -> PyResult<()> {
-//!     let floats = Bound::new(py, Floats::new(Arc::from([1.0_f32, 2.0, 4.0]))?)?;
-//!     // A kernel borrows it through the table: no allocation, no Python call.
-//!     let sum = with_tensor_view(floats.as_any(), |view| -> PyResult<f32> { Ok(view.iter::<f32>()?.sum()) })??;
-//!     assert_eq!(sum, 7.0);
-//!     Ok(())
-//! })?;
-//! # Ok::<(), PyErr>(())
-//! ```
-//!
-//! The functions around your methods catch panics (none unwinds into C) and report as
-//! `dlpack.h` asks: a Python exception for the four that take or make Python objects (your
-//! `PyErr`, a `TypeError` for an object of another type, a `BufferError` for a tensor a
-//! `DLTensor` cannot describe), `SetError` for the allocator, with the exception's name as its
-//! kind ([`AllocError`]). The allocator is the one function that may run without the GIL (TVM
-//! FFI releases it around some calls); the others are called attached, as the header's
-//! Python exceptions require. A foreign function called with your tensor (TVM FFI's) allocates
-//! its results through your allocator and hands them back as your type.
-//!
-//! **Consumer.** [`import_tensor`] looks `__dlpack_c_exchange_api__` up on the object's *type*,
-//! once per type (with the protocol kind, in the same cache, as TVM FFI caches its per-type
-//! decision), takes the first table of major version 1 in the `prev_api` chain (a newer table
-//! alone is no table: `__dlpack__` is asked), and exports through it before `__dlpack__`. Only
-//! a table the type publishes itself is used: a subclass that inherits its base's table (and
-//! may override `__dlpack__`) is asked through `__dlpack__`. Any exception from the table, a
-//! tensor on another device than `device=` asks for, or a device where the producer names a
-//! current work stream (the table does not synchronise) sends it to `__dlpack__` as before,
-//! as does a consumer stream of its own: a table's failure never reaches the caller as it is.
-//!
-//! PyTorch's table (2.10 and later) skips the checks its `__dlpack__` makes, and would hand
-//! over a conjugate view's underlying values, or a tensor that requires gradient, without an
-//! error. A `torch.Tensor` goes through the table only when it requires no gradient and is no
-//! conjugate view (a sparse or other non-strided tensor makes the table raise); otherwise
-//! `__dlpack__` refuses it with PyTorch's own `BufferError`. A negated view (`t.conj().imag`), which PyTorch 2.15's `__dlpack__` exports
-//! with wrong values too, is refused with a `BufferError` whichever way it would go. A check
-//! that raises is no refusal: the tensor goes to `__dlpack__`, which decides (PyTorch 2.15's
-//! `torch.utils.dlpack.ReadOnlyTensorWrapper` allows no method but the protocol's, and arrives
-//! read-only). (TVM FFI 0.1.15's `from_dlpack` takes PyTorch's table without these checks.)
+//! DLPack 1.3 lets a tensor *type* publish a table of C functions, `__dlpack_c_exchange_api__`,
+//! through which C, C++ and Rust code exchanges its tensors without a Python call: [`exchange`]
+//! publishes one for your class, and [`import_tensor`] and [`with_tensor_view`] use the table
+//! of a type that publishes one (PaddlePaddle, TVM FFI, PyTorch 2.10 and later).
 //!
 //! **Kernels.** [`with_tensor_view`] lends a validated [`TensorView`](crate::tensor::TensorView)
 //! of any Python tensor for the duration of a closure: through `dltensor_from_py_object_no_sync`
@@ -409,61 +299,37 @@
 //! Use `#[pyclass]` types from this module in an extension built with maturin (or any PyO3
 //! build); the module itself needs no `abi3` or other PyO3 feature.
 
-mod capsule;
-mod class;
+pub(crate) mod capsule;
+pub(crate) mod class;
 mod class_cache;
 mod error;
 mod export;
 mod framework;
-mod import;
+pub(crate) mod import;
 mod ints;
 mod message;
-mod named;
+pub(crate) mod named;
 mod to_python;
 mod tuples;
 mod values;
 
-// The capsules' names and functions, the classifier and a tensor's device: what a `__dlpack__`
-// written by hand, the crate's own tests and the demo extension reach for. Hidden: the
-// protocol classes, `DlpackRequest` and `import_tensor` are the way in for a framework.
-#[doc(hidden)]
-pub use capsule::{
-    LEGACY, USED_LEGACY, USED_VERSIONED, VERSIONED, legacy_capsule, versioned_capsule,
-};
-#[doc(hidden)]
-pub use class::generated as __generated;
 pub use class::{CpuTensor, TensorClass, add_values, from_dlpack};
-// The trait `#[pymethods]` implements for `add_values`: no author implements or names it
-// (`add_values::<DType>` does), so it takes none of the module's 22 names.
-#[doc(hidden)]
-pub use class::ProtocolClass;
-pub use export::exchange::{AllocError, ExchangeApi, ExchangeTensor};
+pub use export::exchange;
 pub use export::request::{DataAccess, DlpackRequest, ExportPlan};
 pub use framework::Framework;
-#[doc(hidden)]
-pub use import::ArgType;
-#[doc(hidden)]
-pub use import::capsule_tensor;
 #[cfg(feature = "cuda")]
 pub use import::import_tensor_on_stream;
-pub use import::{TensorArg, import_tensor, with_tensor_view};
-#[doc(hidden)]
-pub use named::NamedArg as __NamedArg;
+pub use import::{ArgType, TensorArg, import_tensor, with_tensor_view};
 pub use to_python::{PyTensor, to_python};
-#[doc(hidden)]
-pub use values::classify::EXCHANGE_API;
 pub use values::objects::{DataTypeLike, DeviceLike, PyDataType, PyDevice};
-#[doc(hidden)]
 pub use values::read::{ValueKind, read_tensor_device, value_kind};
 
 #[cfg(feature = "derive")]
 #[doc(inline)]
 pub use dlpack_derive::pymethods;
 
-/// Names the function and the argument in the errors of its [`TensorArg`] arguments: written
-/// above `#[pyfunction]`; see [`TensorArg`]. (Listed there rather than here, to keep this
-/// module's names few.)
-#[doc(hidden)]
+#[cfg(feature = "derive")]
+#[doc(inline)]
 pub use dlpack_derive::tensor_args;
 
 /// The PyO3 this module is built with: depend on the same version in your extension, or name

@@ -44,7 +44,7 @@ use crate::{Device, Error, ManagedTensor};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use dlpack_core::python::{PyTensor, capsule_tensor};
+/// use dlpack_core::python::{PyTensor, import_tensor};
 /// use dlpack_core::tensor::Flags;
 /// use pyo3::prelude::*;
 /// use pyo3::types::{IntoPyDict, PyCapsule};
@@ -58,13 +58,13 @@ use crate::{Device, Error, ManagedTensor};
 ///     // A DLPack 1.x consumer shares the memory, read-only.
 ///     let kwargs = [("max_version", (1, 0))].into_py_dict(py)?;
 ///     let capsule = object.call_method("__dlpack__", (), Some(&kwargs))?.cast_into::<PyCapsule>()?;
-///     let tensor = capsule_tensor(&capsule)?;
+///     let tensor = import_tensor(&capsule, None, None)?;
 ///     assert_eq!(tensor.view()?.data_ptr(), data.as_ptr().cast());
 ///     assert_eq!(tensor.flags(), Flags::READ_ONLY);
 ///
 ///     // A legacy consumer cannot be told "read-only": it gets a copy of its own.
 ///     let capsule = object.call_method0("__dlpack__")?.cast_into::<PyCapsule>()?;
-///     let copy = capsule_tensor(&capsule)?;
+///     let copy = import_tensor(&capsule, None, None)?;
 ///     assert_ne!(copy.view()?.data_ptr(), data.as_ptr().cast());
 ///     assert_eq!(copy.view()?.as_slice::<f32>()?, [1.0, 2.0, 3.0]);
 ///     Ok(())
@@ -117,7 +117,7 @@ impl PyTensor {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use dlpack_core::python::{PyTensor, capsule_tensor};
+    /// use dlpack_core::python::{PyTensor, import_tensor};
     /// use pyo3::prelude::*;
     /// use pyo3::types::{IntoPyDict, PyCapsule};
     ///
@@ -127,7 +127,7 @@ impl PyTensor {
     ///     let object = Bound::new(py, PyTensor::new(Arc::clone(&data))?.immutable())?;
     ///     let kwargs = [("max_version", (1, 3))].into_py_dict(py)?;
     ///     let capsule = object.call_method("__dlpack__", (), Some(&kwargs))?.cast_into::<PyCapsule>()?;
-    ///     let tensor = capsule_tensor(&capsule)?;
+    ///     let tensor = import_tensor(&capsule, None, None)?;
     ///     assert_ne!(tensor.view()?.data_ptr(), data.as_ptr().cast()); // a copy of its own
     ///     assert_eq!(tensor.view()?.as_slice::<f32>()?, [1.0, 2.0]);
     ///     Ok(())

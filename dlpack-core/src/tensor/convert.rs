@@ -65,9 +65,10 @@ pub trait ToDlpackTensor {
     /// ```
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error>;
 
-    /// Calls `read` with a validated view of this tensor's elements: the source's own memory
-    /// where it can lend it for the call, else a [`to_dlpack_tensor`](Self::to_dlpack_tensor)
-    /// export (the default). A target that copies the elements anyway (a `Vec`, a candle
+    /// Lends `read` a validated view of this tensor's elements: the source's own memory where
+    /// it can lend it for the call, else a [`to_dlpack_tensor`](Self::to_dlpack_tensor) export
+    /// (the default). The form a source implements; callers that want `read`'s value call
+    /// [`with_tensor_view`] instead. A target that copies the elements anyway (a `Vec`, a candle
     /// tensor) reads through it, so that a borrowed source is copied once, not first into an
     /// export and then again.
     ///
@@ -81,7 +82,7 @@ pub trait ToDlpackTensor {
     ///
     /// let data = vec![1_u16, 2, 3];
     /// let mut sum = 0;
-    /// data.with_tensor_view(&mut |view| {
+    /// data.lend_view(&mut |view| {
     ///     assert_eq!(view.data_ptr(), data.as_ptr().cast()); // lent, not copied
     ///     sum = view.as_slice::<u16>()?.iter().sum();
     ///     Ok(())
@@ -89,7 +90,7 @@ pub trait ToDlpackTensor {
     /// assert_eq!(sum, 6);
     /// # Ok::<(), dlpack_core::Error>(())
     /// ```
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -98,8 +99,26 @@ pub trait ToDlpackTensor {
     }
 }
 
-/// [`ToDlpackTensor::with_tensor_view`] with a result: `read`'s value, or the first error.
-pub(crate) fn read_view<S, R>(
+/// Calls `read` with a validated view of `source`'s elements, lent for the call
+/// ([`ToDlpackTensor::lend_view`]: the source's own memory where it can lend it, else an
+/// export), and returns what `read` returns. The form to call; `lend_view` is the form to
+/// implement (it takes a `dyn FnMut`, so that `dyn ToDlpackTensor` has it).
+/// `python::with_tensor_view` is the same for a Python object.
+///
+/// ```
+/// use dlpack_core::tensor::with_tensor_view;
+///
+/// let data = vec![1_u16, 2, 3];
+/// let sum: u16 = with_tensor_view(&data, |view| {
+///     assert_eq!(view.data_ptr(), data.as_ptr().cast()); // lent, not copied
+///     Ok(view.as_slice::<u16>()?.iter().sum())
+/// })?;
+/// assert_eq!(sum, 6);
+/// let first = with_tensor_view(&data[..], |view| Ok(view.iter::<u16>()?.next()))?;
+/// assert_eq!(first, Some(1));
+/// # Ok::<(), dlpack_core::Error>(())
+/// ```
+pub fn with_tensor_view<S, R>(
     source: &S,
     read: impl FnOnce(&TensorView<'_>) -> Result<R, Error>,
 ) -> Result<R, Error>
@@ -108,7 +127,7 @@ where
 {
     let mut read = Some(read);
     let mut value = None;
-    source.with_tensor_view(&mut |view| {
+    source.lend_view(&mut |view| {
         // A source calls `read` once; a second call finds nothing left to run.
         if let Some(read) = read.take() {
             value = Some(read(view)?);
@@ -217,7 +236,7 @@ pub trait FromDlpackTensor: Sized {
     /// ([`to_dlpack_tensor`](ToDlpackTensor::to_dlpack_tensor), shared or copied as the source
     /// decides) and passes it to [`from_dlpack_tensor`](Self::from_dlpack_tensor). A target
     /// that copies the elements anyway overrides it to read
-    /// [`with_tensor_view`](ToDlpackTensor::with_tensor_view) instead, so that it copies once.
+    /// [`lend_view`](ToDlpackTensor::lend_view) instead, so that it copies once.
     ///
     /// ```
     /// use dlpack_core::{Error, ManagedTensor, tensor::{FromDlpackTensor, ToDlpackTensor}};
@@ -231,7 +250,7 @@ pub trait FromDlpackTensor: Sized {
     ///     }
     ///     fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
     ///         let mut column = None;
-    ///         source.with_tensor_view(&mut |view| {
+    ///         source.lend_view(&mut |view| {
     ///             column = Some(Column(view.to_vec()?)); // the one copy
     ///             Ok(())
     ///         })?;
@@ -276,7 +295,7 @@ impl<T: Element> ToDlpackTensor for [T] {
     }
 
     /// Lends the slice itself.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -301,7 +320,7 @@ impl<T: Element> ToDlpackTensor for Vec<T> {
     }
 
     /// Lends the slice itself.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -326,7 +345,7 @@ impl<T: Element> ToDlpackTensor for Box<[T]> {
     }
 
     /// Lends the slice itself.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -353,7 +372,7 @@ impl<T: Element> ToDlpackTensor for Arc<[T]> {
     }
 
     /// Lends the shared slice itself.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -383,7 +402,7 @@ impl<M: Abi> ToDlpackTensor for ManagedTensor<M> {
     }
 
     /// Lends its own view: no copy.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -418,7 +437,7 @@ impl ToDlpackTensor for TensorView<'_> {
     }
 
     /// Lends its own view: no copy.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -445,7 +464,7 @@ impl ToDlpackTensor for TensorViewMut<'_> {
     }
 
     /// Lends its own view: no copy.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -505,7 +524,7 @@ impl<T: Element> FromDlpackTensor for Vec<T> {
 
     /// Copies the source's elements once, from the view it lends.
     fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
-        read_view(source, |view| view.to_vec())
+        with_tensor_view(source, |view| view.to_vec())
     }
 }
 

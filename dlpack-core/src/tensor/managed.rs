@@ -57,8 +57,8 @@ use crate::tensor::import::view_mut::TensorViewMut;
 /// the only producer code it calls, needs ownership; [`from_raw`](Self::from_raw) requires a
 /// deleter that may run on any thread, as NumPy's, PyTorch's and TVM's are.
 ///
-/// A tensor imported from a Python producer without a copy (`python::import_tensor`,
-/// `python::capsule_tensor`) gives no mutable view: the producer may lend the same memory to
+/// A tensor imported from a Python producer without a copy (`python::import_tensor`, of
+/// an object or of a capsule) gives no mutable view: the producer may lend the same memory to
 /// any number of other consumers (each `__dlpack__` call is another capsule over it), so two
 /// such tensors could otherwise hand out two `&mut` over one array. Write Python-owned memory
 /// through a typed argument (`python::TensorArg<…, ReadWrite>`), whose views are

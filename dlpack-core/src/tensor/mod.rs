@@ -180,7 +180,7 @@
 //! | `burn::tensor::TensorData` (`bridges::burn::export_data`) | its bytes, writable | they are taken for writing through burn first (`Bytes::write`), which copies a buffer another `TensorData` shares, and the export then owns them alone; a shared burn `Tensor` (`&Tensor` as a source) is read into a copy |
 //! | `bridges::burn::import_data` (the other way) | the DLPack tensor's memory, to burn | burn's `Bytes` over it answer a request to write with a copy of their own (`memory_mut`), so no safe burn call writes the producer's memory |
 //! | [`TensorOwner`] impls of your own | what the description names | an `unsafe` trait: its contract ("exclusive or read-only") is the implementer's promise |
-//! | [`ToDlpackTensor::with_tensor_view`] of any source | the source's memory, for the call | the borrow of the source (or candle's read lock) lasts as long as the view |
+//! | [`ToDlpackTensor::lend_view`] of any source | the source's memory, for the call | the borrow of the source (or candle's read lock) lasts as long as the view |
 //! | Python: `DlpackRequest`, `PyTensor`, the C exchange API producer | what the source or owner shares, by the rows above | they hand on an export made by the rows above, with its flags |
 //!
 //! **Consumers that break the read-only contract.** PyTorch (2.15) and PaddlePaddle (3.3)
@@ -195,8 +195,8 @@
 //! producer may lend one array to any number of consumers, so Rust's side of that contract
 //! is kept by a borrow table (`python::TensorArg`, "Borrows"): every typed argument, every
 //! `python::with_tensor_view` is registered in it while it lives, a writable argument is
-//! refused where it overlaps any other, `python::import_tensor` and `python::capsule_tensor`
-//! refuse memory a live writable argument holds, and a tensor they hand over that its
+//! refused where it overlaps any other, `python::import_tensor` (of an object or of a
+//! capsule) refuses memory a live writable argument holds, and a tensor it hands over that its
 //! producer did not copy gives no mutable view ([`TensorError::LentByProducer`]). Python code
 //! that writes the array (`array.fill(0)`), or calls a function whose typed argument writes
 //! it, while a Rust view reads it still breaks the contract, as Python code writing a NumPy
@@ -212,7 +212,7 @@
 //! | item | what it hands the crate | `unsafe`? | why no safe code can make the crate read bad memory |
 //! |---|---|---|---|
 //! | [`TensorOwner`] | the data pointer, shape, strides, byte offset and device of an export, read by every consumer until the deleter runs | `unsafe trait` | the implementer promises the same answer each call, memory valid until the owner drops, exclusive or `READ_ONLY`; the layout is checked by the import rules too |
-//! | [`TensorParts::new`], [`host`](TensorParts::host), [`with_strides`](TensorParts::with_strides), [`with_byte_offset`](TensorParts::with_byte_offset), [`with_flags`](TensorParts::with_flags), [`from_layout`](TensorParts::from_layout) | a raw data pointer and dimensions | safe | they only describe: the crate reads parts only as an `unsafe` trait's answer ([`TensorOwner`], `python::ExchangeTensor`) |
+//! | [`TensorParts::new`], [`host`](TensorParts::host), [`with_strides`](TensorParts::with_strides), [`with_byte_offset`](TensorParts::with_byte_offset), [`with_flags`](TensorParts::with_flags), [`from_layout`](TensorParts::from_layout) | a raw data pointer and dimensions | safe | they only describe: the crate reads parts only as an `unsafe` trait's answer ([`TensorOwner`], `python::exchange::ExchangeTensor`) |
 //! | [`TensorParts::to_dl_tensor`] | gives a `DLTensor` back | safe | a plain C struct: reading through it takes [`TensorView::from_dl_tensor`], which is `unsafe` |
 //! | [`CheckedLayout::new`], `From<&TensorMeta>` | a shape, strides, data type, offset: no pointer | safe | values, checked by the export's rules (a view's were checked by the import's) |
 //! | [`ManagedTensor::from_owner`], [`LegacyManagedTensor::from_legacy_owner`] | an owner | safe | the bound `O: TensorOwner` carries the promise |
@@ -222,8 +222,8 @@
 //! | [`ToDlpackTensor`] | a [`ManagedTensor`], or a `&TensorView` lent to `with_tensor_view` | safe trait | it can hand on only what a checked or `unsafe` constructor made: a view cannot be made from a pointer in safe code |
 //! | [`FromDlpackTensor`], [`DlpackDataType`](trait@crate::DlpackDataType), [`DlpackDevice`](trait@crate::DlpackDevice), the traits of [`dispatch`](crate::dispatch) | values (data types, devices), or nothing: they receive | safe | every typed read checks the tensor's data type against [`Element::DATA_TYPE`](crate::Element::DATA_TYPE) itself |
 //! | [`Element`](crate::Element) | a Rust type that a tensor's bytes are read as | `unsafe trait` | the implementer promises its size and that every bit pattern of the data type is a valid value |
-//! | `python::ExchangeTensor` | the data, shape and strides `borrow_parts` lends through the C exchange table, and a work stream | `unsafe trait` | the implementer promises them valid, unmoved and unwritten behind the reader for as long as the object lives (a non-frozen class's `&mut self` methods included), and a stream live |
-//! | `python::ExchangeApi::new` | a type's table | safe | the bound `T: ExchangeTensor` carries the promise |
+//! | `python::exchange::ExchangeTensor` | the data, shape and strides `borrow_parts` lends through the C exchange table, and a work stream | `unsafe trait` | the implementer promises them valid, unmoved and unwritten behind the reader for as long as the object lives (a non-frozen class's `&mut self` methods included), and a stream live |
+//! | `python::exchange::ExchangeApi::new` | a type's table | safe | the bound `T: ExchangeTensor` carries the promise |
 //! | `python::TensorClass`, `python::CpuTensor`, `python::PyTensor::new`, `python::DlpackRequest::capsule` | a [`ManagedTensor`], a [`ToDlpackTensor`] source or a [`TensorOwner`] | safe | by the rows above |
 //! | `python::DlpackRequest::cuda_capsule`, `sync_for_consumer`, `cuda::sync_for_consumer`, `cuda::CudaBuffer::into_dlpack_for` | a consumer's CUDA stream handle (`cuda::StreamArg::Handle`) | `unsafe fn` | the caller promises a live stream of the device; `StreamArg` itself is a value nothing else hands the driver |
 //! | `cuda::CudaBuffer::new`, `from_host`, `cuda::CudaTensorView::new` | a cudarc `CudaSlice`, a host slice, a view | safe | cudarc owns the allocation; a view was validated (or made `unsafe`ly) first |
@@ -231,7 +231,7 @@
 //! | `bridges::safetensors::Tensors::new`, `bridges::safetensors::tensors` | an `Arc<B>` of bytes (`B: AsRef<[u8]>`) | safe | `as_ref` is asked once, every tensor checked to lie in the slice it gave, and an `Arc` gives no `&mut` while the export holds a clone |
 //! | `bridges::burn` | burn's `TensorData` and tensors | safe | the bytes are checked against the data type and shape, and taken for writing through burn (a copy if shared) |
 //! | `ffi::DLPackExchangeAPI::from_chain` | a table's header pointer | `unsafe fn` | the caller promises a live chain of tables |
-//! | `python::capsule_tensor`, and every consumer (`import_tensor`, `with_tensor_view`, `TensorArg`) of a Python object's `__dlpack__` capsule or `__dlpack_c_exchange_api__` table | a `PyCapsule` named `dltensor`, `dltensor_versioned` or `dlpack_exchange_api` | safe | the DLPack protocol: a capsule's name is its maker's promise of what it holds, trusted as NumPy's and PyTorch's `from_dlpack` trust it, and as rust-numpy trusts NumPy's `_ARRAY_API` capsule. Making such a capsule over something else is outside what this crate can check: C code, `ctypes`, or PyO3's `PyCapsule::new` given one of these names |
+//! | every consumer (`import_tensor`, `with_tensor_view`, `TensorArg`) of a Python object's `__dlpack__` capsule or `__dlpack_c_exchange_api__` table | a `PyCapsule` named `dltensor`, `dltensor_versioned` or `dlpack_exchange_api` | safe | the DLPack protocol: a capsule's name is its maker's promise of what it holds, trusted as NumPy's and PyTorch's `from_dlpack` trust it, and as rust-numpy trusts NumPy's `_ARRAY_API` capsule. Making such a capsule over something else is outside what this crate can check: C code, `ctypes`, or PyO3's `PyCapsule::new` given one of these names |
 
 pub(crate) mod convert;
 pub(crate) mod error;
@@ -246,7 +246,7 @@ pub mod require;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 
-pub use convert::{FromDlpackTensor, ToDlpackTensor};
+pub use convert::{FromDlpackTensor, ToDlpackTensor, with_tensor_view};
 pub use error::TensorError;
 pub use export::dims::Dims;
 pub use export::owner::TensorOwner;

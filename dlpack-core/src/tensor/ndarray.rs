@@ -39,7 +39,7 @@ use crate::element::Element;
 use crate::error::Error;
 use crate::tensor::Flags;
 use crate::tensor::TensorError;
-use crate::tensor::convert::{FromDlpackTensor, ToDlpackTensor, lend_host, read_view};
+use crate::tensor::convert::{FromDlpackTensor, ToDlpackTensor, lend_host, with_tensor_view};
 use crate::tensor::export::{owner::TensorOwner, parts::TensorParts};
 use crate::tensor::import::host::{Walk, check_align, check_bools, check_nested};
 use crate::tensor::import::meta::TensorMeta;
@@ -283,7 +283,7 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for Array<A, D> {
     }
 
     /// Lends the array's own elements, with its strides.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -311,7 +311,7 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArrayView<'_, A, D> 
     }
 
     /// Lends the array's own elements, with its strides.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -337,7 +337,7 @@ impl<A: Element, D: Dimension + 'static> ToDlpackTensor for ArcArray<A, D> {
     }
 
     /// Lends the array's own elements, with its strides.
-    fn with_tensor_view(
+    fn lend_view(
         &self,
         read: &mut dyn FnMut(&TensorView<'_>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -364,7 +364,7 @@ impl<T: Element> FromDlpackTensor for ArrayD<T> {
 
     /// Copies the source's elements once, from the view it lends.
     fn from_dlpack_source<S: ?Sized + ToDlpackTensor>(source: &S) -> Result<Self, Error> {
-        read_view(source, |view| Ok(view.as_array::<T>()?.to_owned()))
+        with_tensor_view(source, |view| Ok(view.as_array::<T>()?.to_owned()))
     }
 }
 

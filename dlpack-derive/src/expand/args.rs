@@ -137,7 +137,7 @@ fn name_arguments(
                 obj: &'a #krate::python::pyo3::Bound<'py, #krate::python::pyo3::PyAny>,
             ) -> #krate::python::pyo3::PyResult<T>
             where
-                T: #krate::python::__NamedArg<'a>,
+                T: #krate::__private::NamedArg<'a>,
             {
                 const NAMES: &(&::core::primitive::str, &::core::primitive::str) =
                     &(#python_name, #argument);

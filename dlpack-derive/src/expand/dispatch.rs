@@ -77,7 +77,7 @@ pub(super) fn expand(
                 elements.push(quote!(#cfgs ::core::option::Option::None,));
                 arms.push(quote! {
                     #cfgs #value_pattern => ::core::result::Result::Err(
-                        #krate::dispatch::Missed::NoDataType(#name)
+                        #krate::__private::Missed::NoDataType(#name)
                     ),
                 });
             }
@@ -89,17 +89,19 @@ pub(super) fn expand(
                 // named data type's element type, which may be `NoRustType`.
                 elements.push(match item.export {
                     Export::Element(_) => quote!(#cfgs ::core::option::Option::Some(#data_type),),
-                    _ => quote!(#cfgs <#ty as #krate::dispatch::MaybeElement>::DATA_TYPE,),
+                    _ => {
+                        quote!(#cfgs <#ty as #krate::__private::MaybeElement>::DATA_TYPE,)
+                    }
                 });
                 let marker = format_ident!("{}", name);
                 markers.push(quote!(#cfgs pub enum #marker {}));
-                let slot = quote!(#krate::dispatch::Slot<__K, __P, __R, __dlpack_variants::#marker, #this>);
+                let slot = quote!(#krate::__private::Slot<__K, __P, __R, __dlpack_variants::#marker, #this>);
                 bounds_of_runs.push(quote_spanned!(span=> #ty: #slot,));
                 arms.push(quote! {
                     #cfgs #value_pattern => <#ty as #slot>::__go(
                         kernel,
                         input,
-                        const { &#krate::dispatch::NoElement { variant: #name, data_type: #data_type } },
+                        const { &#krate::__private::NoElement { variant: #name, data_type: #data_type } },
                     ),
                 });
             }
@@ -135,7 +137,7 @@ pub(super) fn expand(
         #krate::__private::impl_runs! {
             [#kpr_impl] #this [#(#bounds_of_runs)* #base_where] {
                 #[inline]
-                fn __run(&self, kernel: __K, input: __P) -> ::core::result::Result<__R, #krate::dispatch::Missed> {
+                fn __run(&self, kernel: __K, input: __P) -> ::core::result::Result<__R, #krate::__private::Missed> {
                     #body
                 }
             }
@@ -179,10 +181,10 @@ fn natural(krate: &syn::Path, code: u8, bits: u8, lanes: u16) -> TokenStream {
     };
     let natural = |name: &str| {
         let ident = syn::Ident::new(name, span);
-        quote!(#krate::dispatch::natural::#ident)
+        quote!(#krate::__private::natural::#ident)
     };
     if lanes != 1 {
-        return quote!(#krate::dispatch::NoRustType);
+        return quote!(#krate::__private::NoRustType);
     }
     match (code, bits) {
         (0, 8) => prim("i8"),
@@ -200,6 +202,6 @@ fn natural(krate: &syn::Path, code: u8, bits: u8, lanes: u16) -> TokenStream {
         (5, 64) => natural("C64"),
         (5, 128) => natural("C128"),
         (6, 8) => prim("bool"),
-        _ => quote!(#krate::dispatch::NoRustType),
+        _ => quote!(#krate::__private::NoRustType),
     }
 }

@@ -79,7 +79,7 @@ fn expand(
 ) -> TokenStream {
     let pyo3 = quote!(#krate::python::pyo3);
     let pyo3_str = format!("{}::python::pyo3", quote!(#krate)).replace(' ', "");
-    let g = quote!(#krate::python::__generated);
+    let g = quote!(#krate::__private::generated);
     let is_written = |name: &str| written.iter().any(|m| m.name == name);
     // An `__eq__` (or `__richcmp__`) of the author's replaces the generated comparison whole.
     let own_comparison = is_written("__eq__") || is_written("__richcmp__");
@@ -135,7 +135,7 @@ fn expand(
         #value_names
 
         #[automatically_derived]
-        impl #impl_generics #krate::python::ProtocolClass for #self_ty #where_clause {
+        impl #impl_generics #krate::__private::ProtocolClass for #self_ty #where_clause {
             fn name_of(value: &Self) -> ::core::option::Option<::std::string::String> {
                 #g::#name_of(value)
             }
@@ -374,7 +374,7 @@ fn value_name_checks(
     self_ty: &syn::Type,
     written: &[Written],
 ) -> TokenStream {
-    let g = quote!(#krate::python::__generated);
+    let g = quote!(#krate::__private::generated);
     let class = quote!(#self_ty).to_string().replace(' ', "");
     let mut checks = TokenStream::new();
     for method in written {

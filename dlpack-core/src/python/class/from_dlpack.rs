@@ -38,8 +38,8 @@ use crate::python::{ValueKind, value_kind};
 /// ```
 /// use std::sync::Arc;
 ///
-/// use dlpack_core::python::DeviceLike;
-/// use dlpack_core::{Device, DlpackDataType, DlpackDevice, ManagedTensor};
+/// use dlpack_core::python::{DeviceLike, to_python};
+/// use dlpack_core::{Device, DlpackDataType, DlpackDevice};
 /// use pyo3::prelude::*;
 ///
 /// #[pyclass(module = "mini", frozen)]
@@ -83,8 +83,8 @@ use crate::python::{ValueKind, value_kind};
 ///     let float32 = from_dlpack.call1(("float32",))?;
 ///     assert_eq!(float32.repr()?.to_str()?, "mini.float32");
 ///     assert_eq!(from_dlpack.call1(((1, 0),))?.repr()?.to_str()?, "mini.Place('cpu')");
-///     let capsule = dlpack_core::python::versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32], &[1])?)?;
-///     assert!(from_dlpack.call1((capsule,))?.is_instance_of::<Floats>());
+///     let tensor = to_python(py, &[1.0_f32][..])?;
+///     assert!(from_dlpack.call1((tensor,))?.is_instance_of::<Floats>());
 ///     let err = from_dlpack.call(("float32",), Some(&[("copy", true)].into_py_dict(py)?)).unwrap_err();
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
 ///     let err = from_dlpack.call1((1.5,)).unwrap_err();

@@ -18,7 +18,7 @@
 mod from_dlpack;
 pub(crate) mod methods;
 mod names;
-mod tensor;
+pub(crate) mod tensor;
 mod values;
 
 pub use from_dlpack::from_dlpack;

@@ -121,7 +121,7 @@ pub trait TensorClass: PyClass {
     /// ```
     /// use std::sync::Arc;
     ///
-    /// # use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, TensorClass, capsule_tensor};
+    /// # use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, TensorClass, import_tensor};
     /// # use dlpack_core::{Device, ManagedTensor, tensor::Flags};
     /// # use pyo3::{prelude::*, types::PyCapsule};
     /// #[pyclass(frozen)]
@@ -147,7 +147,7 @@ pub trait TensorClass: PyClass {
     /// let version = (1, 3).into_pyobject(py)?;
     /// let request = DlpackRequest::new(None, Some(version.as_any()), None, Some(true))?;
     /// let capsule = bytes.dlpack(py, &request)?;
-    /// assert!(capsule_tensor(&capsule)?.flags().contains(Flags::IS_COPIED)); // copy=True
+    /// assert!(import_tensor(&capsule, None, None)?.flags().contains(Flags::IS_COPIED)); // copy=True
     /// # Ok(()) })?;
     /// # Ok::<(), PyErr>(())
     /// ```
@@ -282,7 +282,7 @@ pub trait CpuTensor: PyClass {
 /// ```
 /// use std::sync::Arc;
 ///
-/// use dlpack_core::python::{CpuTensor, DlpackRequest, TensorClass, capsule_tensor};
+/// use dlpack_core::python::{CpuTensor, DlpackRequest, TensorClass, import_tensor};
 /// use dlpack_core::{Device, Error, ManagedTensor, tensor::Flags};
 /// use pyo3::prelude::*;
 ///
@@ -301,10 +301,10 @@ pub trait CpuTensor: PyClass {
 ///     assert_eq!(floats.dlpack_device()?, Device::CPU);
 ///     // A legacy consumer cannot be told the data is read-only: it gets a copy.
 ///     let capsule = floats.dlpack(py, &DlpackRequest::LEGACY)?;
-///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<f32>()?, [1.0, 2.0]);
+///     assert_eq!(import_tensor(&capsule, None, None)?.view()?.as_slice::<f32>()?, [1.0, 2.0]);
 ///     let version = (1, 3).into_pyobject(py)?;
 ///     let shared = floats.dlpack(py, &DlpackRequest::new(None, Some(version.as_any()), None, None)?)?;
-///     assert_eq!(capsule_tensor(&shared)?.flags(), Flags::READ_ONLY);
+///     assert_eq!(import_tensor(&shared, None, None)?.flags(), Flags::READ_ONLY);
 ///     Ok(())
 /// })?;
 /// # Ok::<(), PyErr>(())

@@ -119,7 +119,7 @@ pub fn add_values<T: ProtocolClass>(module: &Bound<'_, PyModule>) -> PyResult<()
 ///
 /// ```
 /// use dlpack_core::DlpackDevice;
-/// use dlpack_core::python::ProtocolClass;
+/// use dlpack_core::__private::ProtocolClass;
 /// use pyo3::prelude::*;
 ///
 /// #[pyclass(module = "mini", frozen)]
@@ -148,7 +148,7 @@ pub trait ProtocolClass: PyClass + super::methods::IntoClassObject {
     ///
     /// ```
     /// use dlpack_core::DlpackDataType;
-    /// use dlpack_core::python::ProtocolClass;
+    /// use dlpack_core::__private::ProtocolClass;
     /// use pyo3::prelude::*;
     ///
     /// #[pyclass(frozen)]
@@ -172,7 +172,7 @@ pub trait ProtocolClass: PyClass + super::methods::IntoClassObject {
     ///
     /// ```
     /// use dlpack_core::DlpackDataType;
-    /// use dlpack_core::python::ProtocolClass;
+    /// use dlpack_core::__private::ProtocolClass;
     /// use pyo3::prelude::*;
     ///
     /// #[pyclass(frozen)]

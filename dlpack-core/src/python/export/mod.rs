@@ -9,5 +9,5 @@
 //! request
 //! ```
 
-pub(crate) mod exchange;
+pub mod exchange;
 pub(crate) mod request;

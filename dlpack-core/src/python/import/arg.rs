@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 
 use crate::DataType;
 use crate::Device;
-use crate::dispatch::{Dispatch, Runs, Slice, SliceMut, Strided, StridedMut};
+use crate::dispatch::{Dispatch, Iterated, IteratedMut, Runs, Slice, SliceMut};
 use crate::element::Element;
 use crate::error::Error;
 use crate::ffi::DLDeviceType;
@@ -38,7 +38,7 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 /// ([`as_slice`](Self::as_slice), [`iter`](Self::iter)), or a dtype type — [`DataType`] (the
 /// default: any data type) or an enum that derives `DlpackDataType` (one of its data types) —
 /// whose kernels are [dispatched](crate::dispatch) on the tensor's data type
-/// ([`dispatch`](Self::dispatch), [`dispatch_iter`](Self::dispatch_iter)).
+/// ([`dispatch_slice`](Self::dispatch_slice), [`dispatch_iter`](Self::dispatch_iter)).
 ///
 /// Nothing is copied: a tensor whose type publishes DLPack's C exchange table is borrowed
 /// through it, as [`with_tensor_view`](crate::python::with_tensor_view) borrows it; a
@@ -69,7 +69,7 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 ///
 ///
 /// ```
-/// use dlpack_core::python::{TensorArg, tensor_args, versioned_capsule};
+/// use dlpack_core::python::{PyTensor, TensorArg, tensor_args, to_python};
 /// use dlpack_core::{DlpackDataType, ManagedTensor};
 /// use dlpack_core::tensor::require::{ANY_NDIM, Owned, ReadWrite};
 /// use pyo3::prelude::*;
@@ -99,18 +99,18 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let sum = wrap_pyfunction!(sum, py)?;
-///     let matrix = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?)?;
+///     let matrix = Bound::new(py, PyTensor::from_managed(ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.0, 4.0], &[2, 2])?)?)?;
 ///     assert_eq!(sum.call1((matrix,))?.extract::<f32>()?, 10.0);
 ///
-///     let vector = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f64, 2.0, 3.0], &[3])?)?;
+///     let vector = to_python(py, &[1.0_f64, 2.0, 3.0][..])?;
 ///     let err = sum.call1((vector,)).unwrap_err();
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
 ///     assert_eq!(
 ///         err.value(py).to_string(),
 ///         "sum(): argument 'x' must be a float32 tensor with 2 dimensions on cpu, \
-///          got a float64 PyCapsule with shape (3,)"
+///          got a float64 Tensor with shape (3,)"
 ///     );
-///     let bytes = versioned_capsule(py, ManagedTensor::from_vec(vec![3_u8, 9, 4], &[3])?)?;
+///     let bytes = to_python(py, &[3_u8, 9, 4][..])?;
 ///     assert_eq!(wrap_pyfunction!(max, py)?.call1((bytes,))?.extract::<u8>()?, 9);
 ///     let _ = wrap_pyfunction!(scale, py)?;
 ///     Ok(())
@@ -125,7 +125,7 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 ///
 /// ```
 /// use dlpack_core::dispatch::{Kernel, ToF64};
-/// use dlpack_core::python::{TensorArg, tensor_args, versioned_capsule};
+/// use dlpack_core::python::{PyTensor, TensorArg, tensor_args, to_python};
 /// use dlpack_core::tensor::{Iter, TensorOwner, TensorParts};
 /// use dlpack_core::{DataType, Device, DlpackDataType, Element, ManagedTensor};
 /// use pyo3::prelude::*;
@@ -165,12 +165,12 @@ use crate::tensor::{Flags, Iter, IterMut, ManagedTensor, TensorView, TensorViewM
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
 ///     let mean = wrap_pyfunction!(mean, py)?;
-///     let x = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?)?;
+///     let x = to_python(py, &[1.0_f32, 2.0][..])?;
 ///     assert_eq!(mean.call1((x,))?.extract::<f64>()?, 1.5);
-///     let ints = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i32], &[1])?)?;
+///     let ints = to_python(py, &[1_i32][..])?;
 ///     let err = mean.call1((ints,)).unwrap_err().value(py).to_string();
-///     assert_eq!(err, "mean(): argument 'x' must be a float32, float64 or float8_e4m3fn tensor on cpu, got an int32 PyCapsule with shape (1,)");
-///     let fp8 = versioned_capsule(py, ManagedTensor::from_owner(Fp8(vec![0; 2], [2]))?)?;
+///     assert_eq!(err, "mean(): argument 'x' must be a float32, float64 or float8_e4m3fn tensor on cpu, got an int32 Tensor with shape (1,)");
+///     let fp8 = Bound::new(py, PyTensor::from_managed(ManagedTensor::from_owner(Fp8(vec![0; 2], [2]))?)?)?;
 ///     let err = mean.call1((fp8,)).unwrap_err();
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
 ///     assert_eq!(
@@ -285,10 +285,29 @@ enum Keeper {
 /// makes a borrowed argument neither `Send` nor `Sync` ([`Requirement::Holds`]).
 type Types<T, A> = PhantomData<(fn() -> T, <A as Requirement>::Holds)>;
 
-/// The element types and dtype types a [`TensorArg`] takes: every Rust type that implements
-/// [`Element`] in this crate, [`DataType`], and every enum that derives `DlpackDataType`. Not
-/// public API.
-#[doc(hidden)]
+/// The bound of a [`TensorArg`]'s type parameter: the element types and dtype types it takes,
+/// every Rust type that implements [`Element`] in this crate, [`DataType`], and every enum that
+/// derives `DlpackDataType` (through [`Dispatch`]). Implemented by the crate alone; you name it
+/// only in code generic over the argument's type.
+///
+/// ```
+/// use dlpack_core::python::{ArgType, TensorArg, to_python};
+/// use dlpack_core::DataType;
+/// use pyo3::prelude::*;
+///
+/// /// The data type of any typed argument, whatever it holds.
+/// fn data_type<T: ArgType>(x: &TensorArg<'_, T>) -> DataType {
+///     x.view().dtype()
+/// }
+/// # pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let obj = to_python(py, &[1_u8, 2][..])?;
+///     assert_eq!(data_type(&obj.as_any().extract::<TensorArg<'_, u8>>()?), DataType::U8);
+///     assert_eq!(data_type(&obj.as_any().extract::<TensorArg<'_>>()?), DataType::U8);
+///     Ok(())
+/// })?;
+/// # Ok::<(), PyErr>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is neither a DLPack element type nor a dtype type, so no tensor argument holds it",
     label = "not an `Element` (`f32`, `half::f16`, …) nor a dtype type (`DataType`, an enum that derives `DlpackDataType`)",
@@ -296,21 +315,22 @@ type Types<T, A> = PhantomData<(fn() -> T, <A as Requirement>::Holds)>;
 )]
 pub trait ArgType {
     /// Whether a tensor of `data_type` is taken.
+    #[doc(hidden)]
     fn accepts(data_type: DataType) -> bool;
     /// What is taken, for the message: `float32`, `float32 or float64`, or empty for any.
+    #[doc(hidden)]
     fn expected(out: &mut String);
 }
 
 /// The metadata, as the views show it.
 ///
 /// ```
-/// use dlpack_core::python::{TensorArg, versioned_capsule};
-/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{TensorArg, to_python};
 /// use pyo3::prelude::*;
 ///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
-///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 2], &[2])?)?;
+///     let obj = to_python(py, &[0_u8; 2][..])?;
 ///     let x: TensorArg<'_, u8> = obj.as_any().extract()?;
 ///     assert!(format!("{x:?}").starts_with("TensorArg"));
 ///     Ok(())
@@ -515,13 +535,13 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     /// A read-only view: shape, strides, data type, device, and typed access.
     ///
     /// ```
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::python::{PyTensor, TensorArg};
     /// use dlpack_core::ManagedTensor;
     /// use pyo3::prelude::*;
     ///
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?)?;
+    ///     let obj = Bound::new(py, PyTensor::from_managed(ManagedTensor::from_vec(vec![0_u8; 6], &[2, 3])?)?)?;
     ///     let x: TensorArg<'_> = obj.as_any().extract()?;
     ///     assert_eq!(x.view().shape(), [2, 3]);
     ///     Ok(())
@@ -541,14 +561,13 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     /// or was borrowed through its type's exchange table.
     ///
     /// ```
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::python::{TensorArg, to_python};
     /// use dlpack_core::tensor::require::{ANY_NDIM, Owned};
-    /// use dlpack_core::ManagedTensor;
     /// use pyo3::prelude::*;
     ///
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i8], &[1])?)?;
+    ///     let obj = to_python(py, &[1_i8][..])?;
     ///     let x: TensorArg<'_, i8, ANY_NDIM, Owned> = obj.as_any().extract()?;
     ///     let tensor = x.into_tensor().expect("owned");
     ///     assert_eq!(tensor.view()?.as_slice::<i8>()?, [1]);
@@ -572,13 +591,12 @@ impl<'a, T: Element + ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, 
     /// an address not aligned for `T`, and for `bool` a byte other than 0 or 1.
     ///
     /// ```
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
-    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::python::{TensorArg, to_python};
     /// use pyo3::prelude::*;
     ///
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1_u16, 2], &[2])?)?;
+    ///     let obj = to_python(py, &[1_u16, 2][..])?;
     ///     let x: TensorArg<'_, u16, 1> = obj.as_any().extract()?;
     ///     assert_eq!(x.as_slice()?, [1, 2]);
     ///     Ok(())
@@ -596,13 +614,12 @@ impl<'a, T: Element + ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, 
     /// The elements in row-major order, in any strides.
     ///
     /// ```
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
-    /// use dlpack_core::ManagedTensor;
+    /// use dlpack_core::python::{TensorArg, to_python};
     /// use pyo3::prelude::*;
     ///
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1_i32, 2, 3], &[3])?)?;
+    ///     let obj = to_python(py, &[1_i32, 2, 3][..])?;
     ///     let x: TensorArg<'_, i32> = obj.as_any().extract()?;
     ///     assert_eq!(x.iter()?.sum::<i32>(), 6);
     ///     Ok(())
@@ -620,14 +637,13 @@ impl<'a, T: Element + ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, 
     /// argument refuses: it may share its memory with readers.
     ///
     /// ```
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::python::{TensorArg, to_python};
     /// use dlpack_core::tensor::require::{ANY_NDIM, ReadWrite};
-    /// use dlpack_core::ManagedTensor;
     /// use pyo3::prelude::*;
     ///
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![3_u8, 1, 2], &[3])?)?;
+    ///     let obj = to_python(py, &[3_u8, 1, 2][..])?;
     ///     let mut x: TensorArg<'_, u8, ANY_NDIM, ReadWrite> = obj.as_any().extract()?;
     ///     x.as_slice_mut()?.sort();
     ///     assert_eq!(x.as_slice()?, [1, 2, 3]);
@@ -647,14 +663,13 @@ impl<'a, T: Element + ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, 
     /// element once (`ReadWrite`).
     ///
     /// ```
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::python::{TensorArg, to_python};
     /// use dlpack_core::tensor::require::{ANY_NDIM, ReadWrite};
-    /// use dlpack_core::ManagedTensor;
     /// use pyo3::prelude::*;
     ///
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32, 2.0], &[2])?)?;
+    ///     let obj = to_python(py, &[1.0_f32, 2.0][..])?;
     ///     let mut x: TensorArg<'_, f32, 1, ReadWrite> = obj.as_any().extract()?;
     ///     x.iter_mut()?.for_each(|v| *v = -*v);
     ///     assert_eq!(x.as_slice()?, [-1.0, -2.0]);
@@ -673,14 +688,13 @@ impl<'a, T: ArgType, const NDIM: usize, A: Requirement> TensorArg<'a, T, NDIM, A
     /// refuses.
     ///
     /// ```
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::python::{TensorArg, to_python};
     /// use dlpack_core::tensor::require::{ANY_NDIM, ReadWrite};
-    /// use dlpack_core::ManagedTensor;
     /// use pyo3::prelude::*;
     ///
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 2], &[2])?)?;
+    ///     let obj = to_python(py, &[0_u8; 2][..])?;
     ///     let mut x: TensorArg<'_, u8, ANY_NDIM, ReadWrite> = obj.as_any().extract()?;
     ///     x.view_mut()?.as_slice_mut::<u8>()?.fill(7);
     ///     assert_eq!(x.as_slice()?, [7, 7]);
@@ -713,8 +727,8 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     ///
     /// ```
     /// use dlpack_core::dispatch::Kernel;
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
-    /// use dlpack_core::{DataType, ManagedTensor};
+    /// use dlpack_core::python::{TensorArg, to_python};
+    /// use dlpack_core::DataType;
     /// use pyo3::prelude::*;
     ///
     /// struct Len;
@@ -724,15 +738,15 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     /// }
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u64; 5], &[5])?)?;
+    ///     let obj = to_python(py, &[0_u64; 5][..])?;
     ///     let x: TensorArg<'_, DataType> = obj.as_any().extract()?;
-    ///     assert_eq!(x.dispatch(Len)?, 5);
+    ///     assert_eq!(x.dispatch_slice(Len)?, 5);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), PyErr>(())
     /// ```
     #[inline]
-    pub fn dispatch<'v, K, R>(&'v self, kernel: K) -> Result<R, Error>
+    pub fn dispatch_slice<'v, K, R>(&'v self, kernel: K) -> Result<R, Error>
     where
         E: for<'w> Runs<K, Slice<'w, 'v>, R>,
     {
@@ -741,11 +755,11 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     }
 
     /// Runs `kernel` on the elements as an [`Iter<'_, T>`](Iter), in any strides, `T` as for
-    /// [`dispatch`](Self::dispatch).
+    /// [`dispatch_slice`](Self::dispatch_slice).
     ///
     /// ```
     /// use dlpack_core::dispatch::Kernel;
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::python::{PyTensor, TensorArg};
     /// use dlpack_core::tensor::Iter;
     /// use dlpack_core::{DataType, Element, ManagedTensor};
     /// use pyo3::prelude::*;
@@ -757,7 +771,7 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     /// }
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_i16; 4], &[2, 2])?)?;
+    ///     let obj = Bound::new(py, PyTensor::from_managed(ManagedTensor::from_vec(vec![0_i16; 4], &[2, 2])?)?)?;
     ///     let x: TensorArg<'_, DataType, 2> = obj.as_any().extract()?;
     ///     assert_eq!(x.dispatch_iter(Count)?, 4);
     ///     Ok(())
@@ -767,7 +781,7 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     #[inline]
     pub fn dispatch_iter<'v, K, R>(&'v self, kernel: K) -> Result<R, Error>
     where
-        E: for<'w> Runs<K, Strided<'w, 'v>, R>,
+        E: for<'w> Runs<K, Iterated<'w, 'v>, R>,
     {
         let result = E::dispatch_iter(&self.view(), kernel);
         result.map_err(|err| named(self.names, err))
@@ -776,13 +790,13 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
 
 impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, A> {
     /// Runs `kernel` on the elements as `&mut [T]` (`ReadWrite`), `T` as for
-    /// [`dispatch`](Self::dispatch).
+    /// [`dispatch_slice`](Self::dispatch_slice).
     ///
     /// ```
     /// use dlpack_core::dispatch::Kernel;
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::python::{TensorArg, to_python};
     /// use dlpack_core::tensor::require::{ANY_NDIM, ReadWrite};
-    /// use dlpack_core::{DataType, ManagedTensor};
+    /// use dlpack_core::DataType;
     /// use pyo3::prelude::*;
     ///
     /// struct Reverse;
@@ -792,16 +806,16 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     /// }
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![1_u8, 2], &[2])?)?;
+    ///     let obj = to_python(py, &[1_u8, 2][..])?;
     ///     let mut x: TensorArg<'_, DataType, ANY_NDIM, ReadWrite> = obj.as_any().extract()?;
-    ///     x.dispatch_mut(Reverse)?;
+    ///     x.dispatch_slice_mut(Reverse)?;
     ///     assert_eq!(x.view().as_slice::<u8>()?, [2, 1]);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), PyErr>(())
     /// ```
     #[inline]
-    pub fn dispatch_mut<'v, K, R>(&'v mut self, kernel: K) -> Result<R, Error>
+    pub fn dispatch_slice_mut<'v, K, R>(&'v mut self, kernel: K) -> Result<R, Error>
     where
         E: for<'w> Runs<K, SliceMut<'w, 'v>, R>,
     {
@@ -814,13 +828,13 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     }
 
     /// Runs `kernel` on the elements as an [`IterMut<'_, T>`](IterMut) (`ReadWrite`), in any
-    /// strides that reach each element once, `T` as for [`dispatch`](Self::dispatch).
+    /// strides that reach each element once, `T` as for [`dispatch_slice`](Self::dispatch_slice).
     ///
     /// ```
     /// use dlpack_core::dispatch::Kernel;
-    /// use dlpack_core::python::{TensorArg, versioned_capsule};
+    /// use dlpack_core::python::{TensorArg, to_python};
     /// use dlpack_core::tensor::{IterMut, require::{ANY_NDIM, ReadWrite}};
-    /// use dlpack_core::{DataType, Element, ManagedTensor};
+    /// use dlpack_core::{DataType, Element};
     /// use pyo3::prelude::*;
     ///
     /// struct Zero;
@@ -830,7 +844,7 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     /// }
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
-    ///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![5_i64; 3], &[3])?)?;
+    ///     let obj = to_python(py, &[5_i64; 3][..])?;
     ///     let mut x: TensorArg<'_, DataType, ANY_NDIM, ReadWrite> = obj.as_any().extract()?;
     ///     x.dispatch_iter_mut(Zero)?;
     ///     assert_eq!(x.view().as_slice::<i64>()?, [0, 0, 0]);
@@ -841,7 +855,7 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
     #[inline]
     pub fn dispatch_iter_mut<'v, K, R>(&'v mut self, kernel: K) -> Result<R, Error>
     where
-        E: for<'w> Runs<K, StridedMut<'w, 'v>, R>,
+        E: for<'w> Runs<K, IteratedMut<'w, 'v>, R>,
     {
         let names = self.names;
         let result = match self.view_mut() {
@@ -857,18 +871,17 @@ impl<'a, E: Dispatch, const NDIM: usize, A: Requirement> TensorArg<'a, E, NDIM, 
 /// and argument's names, which `#[tensor_args]` adds; PyO3 notes the argument's).
 ///
 /// ```
-/// use dlpack_core::python::{TensorArg, versioned_capsule};
-/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{TensorArg, to_python};
 /// use pyo3::prelude::*;
 ///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
-///     let obj = versioned_capsule(py, ManagedTensor::from_vec(vec![0_u8; 3], &[3])?)?;
+///     let obj = to_python(py, &[0_u8; 3][..])?;
 ///     let err = obj.as_any().extract::<TensorArg<'_, f32>>().unwrap_err();
-///     assert_eq!(err.value(py).to_string(), "expected a float32 tensor on cpu, got a uint8 PyCapsule with shape (3,)");
-///     let ints = versioned_capsule(py, ManagedTensor::from_vec(vec![0_i64; 1], &[1])?)?;
+///     assert_eq!(err.value(py).to_string(), "expected a float32 tensor on cpu, got a uint8 Tensor with shape (3,)");
+///     let ints = to_python(py, &[0_i64; 1][..])?;
 ///     let err = ints.as_any().extract::<TensorArg<'_, i8, 2>>().unwrap_err();
-///     assert_eq!(err.value(py).to_string(), "expected an int8 tensor with 2 dimensions on cpu, got an int64 PyCapsule with shape (1,)");
+///     assert_eq!(err.value(py).to_string(), "expected an int8 tensor with 2 dimensions on cpu, got an int64 Tensor with shape (1,)");
 ///     let list = pyo3::types::PyList::empty(py);
 ///     let err = list.as_any().extract::<TensorArg<'_, f32>>().unwrap_err();
 ///     assert_eq!(err.value(py).to_string(), "expected a float32 tensor on cpu, got a list");

@@ -66,7 +66,7 @@ impl Holder {
         function: "import_tensor",
         argument: "",
     };
-    /// A tensor that [`capsule_tensor`](crate::python::capsule_tensor) hands over.
+    /// A tensor that `capsule_tensor` hands over.
     pub(crate) const CAPSULE: Self = Self {
         function: "capsule_tensor",
         argument: "",

@@ -65,7 +65,7 @@ use crate::tensor::ManagedTensor;
 /// device=None, copy=None)` for tensors, imported without a copy unless one is asked for or
 /// needed. ([`from_dlpack`](crate::python::from_dlpack) also takes data types and devices.)
 ///
-/// - A capsule is consumed as it is ([`capsule_tensor`](crate::python::capsule_tensor)).
+/// - A capsule is consumed as it is, once: a capsule consumed before is refused.
 /// - A tensor whose class publishes a C exchange table is exported through it first (see the
 ///   module documentation, "The C exchange API"); a PyTorch tensor the table does not describe
 ///   as `__dlpack__` would (one that requires gradient, a conjugate view, a sparse tensor) goes
@@ -92,8 +92,8 @@ use crate::tensor::ManagedTensor;
 /// documentation, "CUDA tensors and streams"). CPU tensors are asked for without a stream.
 ///
 /// ```
-/// use dlpack_core::python::{import_tensor, versioned_capsule};
-/// use dlpack_core::{Device, ManagedTensor};
+/// use dlpack_core::Device;
+/// use dlpack_core::python::{import_tensor, to_python};
 /// use pyo3::prelude::*;
 ///
 /// # pyo3::Python::initialize();
@@ -101,12 +101,11 @@ use crate::tensor::ManagedTensor;
 ///     // A producer written in Python, which records what it was asked for.
 ///     let globals = pyo3::types::PyDict::new(py);
 ///     py.run(
-///         c"class Producer:\n    def __init__(self, capsule): self.capsule = capsule\n    def __dlpack_device__(self): return (1, 0)\n    def __dlpack__(self, **kwargs):\n        self.kwargs = kwargs\n        return self.capsule",
+///         c"class Producer:\n    def __init__(self, inner): self.inner = inner\n    def __dlpack_device__(self): return (1, 0)\n    def __dlpack__(self, **kwargs):\n        self.kwargs = kwargs\n        return self.inner.__dlpack__(**kwargs)",
 ///         Some(&globals),
 ///         None,
 ///     )?;
-///     let tensor = ManagedTensor::from_vec(vec![1_i16, 2, 3], &[3])?;
-///     let producer = globals.get_item("Producer")?.unwrap().call1((versioned_capsule(py, tensor)?,))?;
+///     let producer = globals.get_item("Producer")?.unwrap().call1((to_python(py, &[1_i16, 2, 3][..])?,))?;
 ///
 ///     let imported = import_tensor(&producer, Some(Device::CPU), None)?;
 ///     assert_eq!(imported.view()?.as_slice::<i16>()?, [1, 2, 3]);
@@ -167,23 +166,6 @@ fn import_routed(
 /// (`IS_COPIED`), the tensor gives no mutable view and is registered as a reader in the
 /// borrow table of typed arguments for as long as it lives (see
 /// [`ManagedTensor`](crate::ManagedTensor) and [`TensorArg`](crate::python::TensorArg)).
-///
-/// ```
-/// use dlpack_core::ManagedTensor;
-/// use dlpack_core::python::{capsule_tensor, legacy_capsule};
-/// use pyo3::prelude::*;
-///
-/// # pyo3::Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let tensor = ManagedTensor::from_vec(vec![1_i32, 2, 3], &[3])?.into_legacy()?;
-///     let capsule = legacy_capsule(py, tensor)?;
-///     let back = capsule_tensor(&capsule)?;
-///     assert_eq!(back.view()?.as_slice::<i32>()?, [1, 2, 3]);
-///     assert!(capsule_tensor(&capsule).is_err()); // consumed once, and only once
-///     Ok(())
-/// })?;
-/// # Ok::<(), PyErr>(())
-/// ```
 pub fn capsule_tensor(capsule: &Bound<'_, PyCapsule>) -> PyResult<ManagedTensor> {
     borrow::lent(
         capsule.py(),

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::import_tensor;
-use crate::python::{legacy_capsule, versioned_capsule};
+use crate::python::capsule::{legacy_capsule, versioned_capsule};
 use crate::tensor::{Flags, ManagedTensor};
 use crate::{DataType, Device};
 
@@ -141,7 +141,7 @@ fn imports_of_memory_a_producer_lends_give_no_mutable_view() {
         let memory: &'static mut [f32] = Box::leak(vec![1.0_f32, 2.0, 3.0, 4.0].into_boxed_slice());
         let address = memory.as_mut_ptr();
         let capsule = |_| versioned_capsule(py, ManagedTensor::from_owner(Lends(address))?);
-        let mut first = crate::python::capsule_tensor(&capsule(())?)?;
+        let mut first = crate::python::import::capsule_tensor(&capsule(())?)?;
         let mut second = import_tensor(capsule(())?.as_any(), None, None)?;
         assert_eq!(
             first.view()?.as_slice::<f32>()?,

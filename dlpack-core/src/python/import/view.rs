@@ -16,7 +16,7 @@ use crate::tensor::{Flags, TensorView};
 /// from Python.
 ///
 /// - When `obj`'s type publishes DLPack's C exchange API with `dltensor_from_py_object_no_sync`
-///   (PaddlePaddle, `dlpack_demo.Tensor`, any [`ExchangeTensor`](crate::python::ExchangeTensor)),
+///   (PaddlePaddle, `dlpack_demo.Tensor`, any [`ExchangeTensor`](crate::python::exchange::ExchangeTensor)),
 ///   the producer fills a `DLTensor` on this function's stack, pointing at its own shape and
 ///   strides: nothing is allocated, nothing is called through Python.
 /// - A `numpy.ndarray` (the class itself, not a subclass) is read through CPython's buffer
@@ -46,8 +46,7 @@ use crate::tensor::{Flags, TensorView};
 /// synchronises with it, rather than lent unsynchronised.
 ///
 /// ```
-/// use dlpack_core::python::{versioned_capsule, with_tensor_view};
-/// use dlpack_core::ManagedTensor;
+/// use dlpack_core::python::{to_python, with_tensor_view};
 /// use pyo3::prelude::*;
 ///
 /// /// The kernel: the sum of a float32 tensor of any strides, from any library.
@@ -57,8 +56,8 @@ use crate::tensor::{Flags, TensorView};
 ///
 /// # pyo3::Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
-///     let capsule = versioned_capsule(py, ManagedTensor::from_vec(vec![1.0_f32, 2.0, 3.5], &[3])?)?;
-///     assert_eq!(sum(capsule.as_any())?, 6.5);
+///     let tensor = to_python(py, &[1.0_f32, 2.0, 3.5][..])?;
+///     assert_eq!(sum(tensor.as_any())?, 6.5);
 ///     Ok(())
 /// })?;
 /// # Ok::<(), PyErr>(())

@@ -180,7 +180,7 @@ fn numpy_exports_dlpack_1(version: &str) -> bool {
 /// The name of the capsule behind `__dlpack_c_exchange_api__`, which `dlpack.h` fixes.
 ///
 /// ```
-/// assert_eq!(dlpack_core::python::EXCHANGE_API, c"dlpack_exchange_api");
+/// assert_eq!(dlpack_core::python::exchange::CAPSULE_NAME, c"dlpack_exchange_api");
 /// ```
 pub const EXCHANGE_API: &CStr = c"dlpack_exchange_api";
 

@@ -4,7 +4,8 @@
 //! our allocator as `dlpack_demo.Tensor`s.
 
 use dlpack_core::dispatch::Kernel;
-use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor, TensorArg, tensor_args};
+use dlpack_core::python::exchange::{AllocError, ExchangeApi, ExchangeTensor};
+use dlpack_core::python::{TensorArg, tensor_args};
 use dlpack_core::tensor::require::{ANY_NDIM, AnyDevice};
 use dlpack_core::tensor::{Flags, Iter, TensorParts};
 use dlpack_core::{
@@ -183,6 +184,10 @@ pub fn exchange_table_v2(
     let pointer = core::ptr::NonNull::from(table).cast();
     // SAFETY: a `static` table, alive for the whole process.
     unsafe {
-        pyo3::types::PyCapsule::new_with_pointer(py, pointer, dlpack_core::python::EXCHANGE_API)
+        pyo3::types::PyCapsule::new_with_pointer(
+            py,
+            pointer,
+            dlpack_core::python::exchange::CAPSULE_NAME,
+        )
     }
 }

@@ -19,10 +19,10 @@ use crate::python::values::classify::EXCHANGE_API;
 /// all five functions.
 ///
 /// ```
-/// # use dlpack_core::python::{AllocError, ExchangeTensor};
+/// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
 /// # use dlpack_core::tensor::TensorParts;
 /// # use dlpack_core::{DataType, Device, ManagedTensor};
-/// use dlpack_core::python::{ExchangeApi, EXCHANGE_API};
+/// use dlpack_core::python::exchange::{CAPSULE_NAME, ExchangeApi};
 /// use pyo3::prelude::*;
 /// use pyo3::types::{PyCapsule, PyCapsuleMethods};
 ///
@@ -50,7 +50,7 @@ use crate::python::values::classify::EXCHANGE_API;
 /// Python::attach(|py| -> PyResult<()> {
 ///     let class = py.get_type::<Tensor>();
 ///     let capsule = class.getattr("__dlpack_c_exchange_api__")?.cast_into::<PyCapsule>()?;
-///     let table = capsule.pointer_checked(Some(EXCHANGE_API))?;
+///     let table = capsule.pointer_checked(Some(CAPSULE_NAME))?;
 ///     assert_eq!(table.as_ptr().cast_const(), (&raw const *EXCHANGE.as_raw()).cast());
 ///     Ok(())
 /// })?;
@@ -68,7 +68,7 @@ impl ExchangeApi {
     /// `dlpack.h` asks.
     ///
     /// ```
-    /// # use dlpack_core::python::{AllocError, ExchangeTensor};
+    /// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::TensorParts;
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
@@ -80,7 +80,7 @@ impl ExchangeApi {
     /// #     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }
     /// #     fn import(_: Python<'_>, _: ManagedTensor) -> PyResult<Self> { Ok(Tensor) }
     /// # }
-    /// use dlpack_core::python::ExchangeApi;
+    /// use dlpack_core::python::exchange::ExchangeApi;
     ///
     /// static EXCHANGE: ExchangeApi = ExchangeApi::new::<Tensor>();
     /// let raw = EXCHANGE.as_raw();
@@ -104,7 +104,7 @@ impl ExchangeApi {
     /// The C table.
     ///
     /// ```
-    /// # use dlpack_core::python::{AllocError, ExchangeTensor};
+    /// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::TensorParts;
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
@@ -117,7 +117,7 @@ impl ExchangeApi {
     /// #     fn import(_: Python<'_>, _: ManagedTensor) -> PyResult<Self> { Ok(Tensor) }
     /// # }
     /// use dlpack_core::ffi::DLPackVersion;
-    /// use dlpack_core::python::ExchangeApi;
+    /// use dlpack_core::python::exchange::ExchangeApi;
     ///
     /// static EXCHANGE: ExchangeApi = ExchangeApi::new::<Tensor>();
     /// assert_eq!(EXCHANGE.as_raw().header.version, DLPackVersion::CURRENT);
@@ -126,12 +126,12 @@ impl ExchangeApi {
         &self.0
     }
 
-    /// A capsule named `dlpack_exchange_api` ([`EXCHANGE_API`]) holding this table, without
+    /// A capsule named `dlpack_exchange_api` ([`CAPSULE_NAME`](super::CAPSULE_NAME)) holding this table, without
     /// a destructor (the table is a `static`): the value of `__dlpack_c_exchange_api__`. See
     /// [`ExchangeApi`] for its place in a `#[pymethods]` block.
     ///
     /// ```
-    /// # use dlpack_core::python::{AllocError, ExchangeTensor};
+    /// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::TensorParts;
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
@@ -143,14 +143,14 @@ impl ExchangeApi {
     /// #     fn borrow_parts(&self) -> PyResult<TensorParts<'_>> { Err(pyo3::exceptions::PyBufferError::new_err("no")) }
     /// #     fn import(_: Python<'_>, _: ManagedTensor) -> PyResult<Self> { Ok(Tensor) }
     /// # }
-    /// use dlpack_core::python::{EXCHANGE_API, ExchangeApi};
+    /// use dlpack_core::python::exchange::{CAPSULE_NAME, ExchangeApi};
     /// use pyo3::types::PyCapsuleMethods;
     ///
     /// static EXCHANGE: ExchangeApi = ExchangeApi::new::<Tensor>();
     /// # pyo3::Python::initialize();
     /// Python::attach(|py| -> PyResult<()> {
     ///     let capsule = EXCHANGE.capsule(py)?;
-    ///     assert!(capsule.is_valid_checked(Some(EXCHANGE_API))); // named `dlpack_exchange_api`
+    ///     assert!(capsule.is_valid_checked(Some(CAPSULE_NAME))); // named `dlpack_exchange_api`
     ///     Ok(())
     /// })?;
     /// # Ok::<(), PyErr>(())

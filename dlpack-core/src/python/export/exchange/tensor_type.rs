@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::tensor::{ManagedTensor, TensorParts};
 
 /// A `#[pyclass]` tensor type that publishes DLPack's C exchange API: what each of the table's
-/// five functions does for it. [`ExchangeApi::new`](crate::python::ExchangeApi::new) makes the
+/// five functions does for it. [`ExchangeApi::new`](crate::python::exchange::ExchangeApi::new) makes the
 /// table from these methods, and the functions around them catch panics and turn every error
 /// into what `dlpack.h` asks for.
 ///
@@ -68,7 +68,7 @@ use crate::tensor::{ManagedTensor, TensorParts};
 /// there is one).
 ///
 /// ```
-/// use dlpack_core::python::{AllocError, ExchangeApi, ExchangeTensor};
+/// use dlpack_core::python::exchange::{AllocError, ExchangeApi, ExchangeTensor};
 /// use dlpack_core::tensor::TensorParts;
 /// use dlpack_core::{DataType, Device, ManagedTensor};
 /// use pyo3::prelude::*;
@@ -102,7 +102,7 @@ use crate::tensor::{ManagedTensor, TensorParts};
 /// vector it then lets a `&mut self` method replace.
 ///
 /// ```compile_fail,E0200
-/// use dlpack_core::python::{AllocError, ExchangeTensor};
+/// use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
 /// use dlpack_core::tensor::TensorParts;
 /// use dlpack_core::{DataType, Device, ManagedTensor};
 /// use pyo3::prelude::*;
@@ -134,7 +134,7 @@ pub unsafe trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> 
     /// error reaches the consumer through `SetError`, as the exception it names.
     ///
     /// ```
-    /// # use dlpack_core::python::{AllocError, ExchangeTensor};
+    /// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::{CheckedLayout, TensorParts};
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
@@ -169,7 +169,7 @@ pub unsafe trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> 
     /// cannot describe.
     ///
     /// ```
-    /// # use dlpack_core::python::{AllocError, ExchangeTensor};
+    /// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::{CheckedLayout, TensorParts};
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
@@ -207,7 +207,7 @@ pub unsafe trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> 
     /// refuses here (any `Err`), and is imported through [`export`](Self::export) instead.
     ///
     /// ```
-    /// # use dlpack_core::python::{AllocError, ExchangeTensor};
+    /// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::{CheckedLayout, TensorParts};
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
@@ -237,7 +237,7 @@ pub unsafe trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> 
     /// function). Dropping `tensor` releases it.
     ///
     /// ```
-    /// # use dlpack_core::python::{AllocError, ExchangeTensor};
+    /// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::{CheckedLayout, TensorParts};
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
@@ -270,7 +270,7 @@ pub unsafe trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> 
     /// for a library that uses the default stream.
     ///
     /// ```
-    /// # use dlpack_core::python::{AllocError, ExchangeTensor};
+    /// # use dlpack_core::python::exchange::{AllocError, ExchangeTensor};
     /// # use dlpack_core::tensor::{CheckedLayout, TensorParts};
     /// # use dlpack_core::{DataType, Device, ManagedTensor};
     /// # use pyo3::prelude::*;
@@ -306,7 +306,7 @@ pub unsafe trait ExchangeTensor: PyClass + Into<pyo3::PyClassInitializer<Self>> 
 /// consumer raises (`SetError`'s `kind`), the text is its message.
 ///
 /// ```
-/// use dlpack_core::python::AllocError;
+/// use dlpack_core::python::exchange::AllocError;
 ///
 /// let err = AllocError::Memory("cannot allocate 1 TiB".into());
 /// assert_eq!(err.to_string(), "MemoryError: cannot allocate 1 TiB");
@@ -346,7 +346,7 @@ impl AllocError {
 /// `MemoryError: …`, as Python prints the exception.
 ///
 /// ```
-/// use dlpack_core::python::AllocError;
+/// use dlpack_core::python::exchange::AllocError;
 /// assert_eq!(AllocError::Value("no int4".into()).to_string(), "ValueError: no int4");
 /// ```
 impl fmt::Display for AllocError {
@@ -358,7 +358,7 @@ impl fmt::Display for AllocError {
 /// An `AllocError` is an error like any other, for `?` into `Box<dyn Error>`.
 ///
 /// ```
-/// use dlpack_core::python::AllocError;
+/// use dlpack_core::python::exchange::AllocError;
 ///
 /// let err: Box<dyn std::error::Error> = AllocError::Memory("out of memory".into()).into();
 /// assert_eq!(err.to_string(), "MemoryError: out of memory");
@@ -369,7 +369,7 @@ impl std::error::Error for AllocError {}
 /// refused tensor is a `BufferError`, a bad value a `ValueError`.
 ///
 /// ```
-/// use dlpack_core::python::AllocError;
+/// use dlpack_core::python::exchange::AllocError;
 /// use dlpack_core::ManagedTensor;
 ///
 /// let err = ManagedTensor::from_vec(vec![0_u8; 3], &[2]).unwrap_err();

@@ -19,7 +19,7 @@ impl DlpackRequest {
     /// ```
     /// use std::sync::Arc;
     ///
-    /// use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, LEGACY, capsule_tensor};
+    /// use dlpack_core::python::{DataAccess, DlpackRequest, ExportPlan, import_tensor};
     /// use dlpack_core::tensor::Flags;
     /// use dlpack_core::{Device, ManagedTensor};
     /// use pyo3::prelude::*;
@@ -35,12 +35,12 @@ impl DlpackRequest {
     ///         ExportPlan::Copy(_) => ManagedTensor::from_vec(data.to_vec(), &[2])?,
     ///     };
     ///     let capsule = request.answer(py, plan, tensor)?;
-    ///     assert!(capsule_tensor(&capsule)?.flags().contains(Flags::IS_COPIED));
+    ///     assert!(import_tensor(&capsule, None, None)?.flags().contains(Flags::IS_COPIED));
     ///
     ///     // A consumer from before DLPack 1.0 gets the legacy capsule.
     ///     let tensor = ManagedTensor::from_vec(vec![1_u8], &[1])?;
     ///     let capsule = DlpackRequest::LEGACY.answer(py, ExportPlan::Share, tensor)?;
-    ///     assert!(capsule.is_valid_checked(Some(LEGACY)));
+    ///     assert!(capsule.is_valid_checked(Some(c"dltensor")));
     ///     Ok(())
     /// })?;
     /// # Ok::<(), PyErr>(())

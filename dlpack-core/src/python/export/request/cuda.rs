@@ -139,7 +139,7 @@ impl DlpackRequest {
     ///
     /// ```
     /// use dlpack_core::cuda::{self, CudaBuffer};
-    /// use dlpack_core::python::{DlpackRequest, capsule_tensor};
+    /// use dlpack_core::python::{DlpackRequest, import_tensor};
     /// use dlpack_core::tensor::Flags;
     /// use dlpack_core::Device;
     /// use pyo3::prelude::*;
@@ -158,7 +158,7 @@ impl DlpackRequest {
     ///     let buffer = CudaBuffer::from_host(&stream, &[1.0_f32, 2.0, 3.0], &[3])?;
     ///     // SAFETY: 1 is the legacy default stream, which is always there.
     ///     let capsule = unsafe { request.cuda_capsule(py, buffer, &stream) }?;
-    ///     assert_eq!(capsule_tensor(&capsule)?.device(), Device::cuda(0));
+    ///     assert_eq!(import_tensor(&capsule, None, None)?.device(), Device::cuda(0));
     ///
     ///     // `dl_device=(1, 0)`: a host copy, made on `stream` and complete.
     ///     let cpu = (1, 0).into_pyobject(py)?;
@@ -166,7 +166,7 @@ impl DlpackRequest {
     ///     let buffer = CudaBuffer::from_host(&stream, &[1.0_f32, 2.0, 3.0], &[3])?;
     ///     // SAFETY: no stream was named.
     ///     let capsule = unsafe { request.cuda_capsule(py, buffer, &stream) }?;
-    ///     let host = capsule_tensor(&capsule)?;
+    ///     let host = import_tensor(&capsule, None, None)?;
     ///     assert_eq!(host.view()?.as_slice::<f32>()?, [1.0, 2.0, 3.0]);
     ///     assert!(host.flags().contains(Flags::IS_COPIED));
     ///     Ok(())

@@ -431,7 +431,7 @@ impl DlpackRequest {
     /// flags.
     ///
     /// ```
-    /// use dlpack_core::python::{DlpackRequest, LEGACY, VERSIONED, capsule_tensor};
+    /// use dlpack_core::python::{DlpackRequest, import_tensor};
     /// use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
     /// use pyo3::prelude::*;
     ///
@@ -452,11 +452,11 @@ impl DlpackRequest {
     ///     let version = (1, 3).into_pyobject(py)?;
     ///     let versioned = DlpackRequest::new(None, Some(version.as_any()), None, None)?;
     ///     let capsule = versioned.capsule(py, bytes(true))?;
-    ///     assert!(capsule.is_valid_checked(Some(VERSIONED)));
-    ///     assert_eq!(capsule_tensor(&capsule)?.view()?.as_slice::<u8>()?, [1, 2, 3, 4]);
+    ///     assert!(capsule.is_valid_checked(Some(c"dltensor_versioned")));
+    ///     assert_eq!(import_tensor(&capsule, None, None)?.view()?.as_slice::<u8>()?, [1, 2, 3, 4]);
     ///
     ///     let capsule = DlpackRequest::LEGACY.capsule(py, bytes(false))?;
-    ///     assert!(capsule.is_valid_checked(Some(LEGACY)));
+    ///     assert!(capsule.is_valid_checked(Some(c"dltensor")));
     ///     // The legacy struct cannot say READ_ONLY: refused (plan a copy instead).
     ///     let err = DlpackRequest::LEGACY.capsule(py, bytes(true)).unwrap_err();
     ///     assert!(err.is_instance_of::<pyo3::exceptions::PyBufferError>(py));

@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 
 use super::DlpackRequest;
 use crate::ffi::DLPackVersion;
-use crate::python::{LEGACY, VERSIONED, capsule_tensor};
+use crate::python::capsule::{LEGACY, VERSIONED};
+use crate::python::import::capsule_tensor;
 use crate::tensor::{TensorOwner, TensorParts};
 
 /// Three `i32`s whose owner counts its drops in a 'static counter.

@@ -52,7 +52,7 @@ use decide::Own;
 ///
 /// ```
 /// use dlpack_core::cuda::{self, CudaBuffer, StreamArg};
-/// use dlpack_core::python::{import_tensor_on_stream, versioned_capsule};
+/// use dlpack_core::python::{import_tensor_on_stream, to_python};
 /// use dlpack_core::Device;
 /// use pyo3::prelude::*;
 ///
@@ -71,7 +71,7 @@ use decide::Own;
 ///         None,
 ///     )?;
 ///     let buffer = CudaBuffer::from_host(&stream, &[1_u8, 2, 3], &[3])?;
-///     let capsule = versioned_capsule(py, buffer.into_dlpack()?)?;
+///     let tensor = to_python(py, &buffer.into_dlpack()?)?;
 ///     let producer = globals.get_item("Producer")?.unwrap().call1((capsule,))?;
 ///
 ///     let tensor = import_tensor_on_stream(&producer, None, None, &stream)?;

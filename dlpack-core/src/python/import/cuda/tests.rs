@@ -10,7 +10,8 @@ use pyo3::types::PyDict;
 use super::*;
 use crate::cuda::CudaError;
 use crate::error::Error;
-use crate::python::{DataAccess, DlpackRequest, ExportPlan, import_tensor, versioned_capsule};
+use crate::python::capsule::versioned_capsule;
+use crate::python::{DataAccess, DlpackRequest, ExportPlan, import_tensor};
 use crate::tensor::{TensorOwner, TensorParts};
 use crate::{DataType, cuda::try_cuda_devices};
 
