@@ -60,7 +60,7 @@ fn candle_imports_any_input_or_refuses_it() {
 #[test]
 fn burn_imports_any_input_as_tensor_data_or_refuses_it() {
     use burn_std::TensorData;
-    use dlpack_core::bridges::burn::import_data;
+    use dlpack_core::bridges::burn::data_from_dlpack;
     use dlpack_core::from_dlpack;
 
     fn check(case: &Case, data: &TensorData) {
@@ -78,7 +78,7 @@ fn burn_imports_any_input_as_tensor_data_or_refuses_it() {
             check(case, &data);
             ok += 1;
         }
-        if let Ok(data) = import_data(tensor) {
+        if let Ok(data) = data_from_dlpack(tensor) {
             check(case, &data);
             ok += 1;
         }
