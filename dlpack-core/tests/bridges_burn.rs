@@ -1,8 +1,10 @@
 //! The burn bridge against burn's own crates (burn-std, burn-tensor 0.22, no backend linked):
-//! every `DType` both ways, `TensorData` out and in without copies where the layout allows,
-//! misaligned and strided imports copied once, bool stores, the refusals, and what burn's
-//! writes can reach of an import (nothing: they copy). The tensor and device paths that need a
-//! backend run in `tests/burn` on flex. These run under Miri in CI.
+//! every `DType` both ways and against `ACCEPTS`/`PRODUCES` (the one place burn's table is
+//! tested: the test crates keep no replica of it), `TensorData` out and in without copies
+//! where the layout allows, misaligned and strided imports copied once, bool stores, the
+//! refusals, and what burn's writes can reach of an import (nothing: they copy). The tensor
+//! and device paths that need a backend run in `tests/burn` on flex. These run under Miri in
+//! CI.
 #![cfg(feature = "burn")]
 
 use std::sync::Arc;
@@ -78,6 +80,51 @@ fn every_dtype_maps_as_documented_both_ways() {
          float32, float16, bfloat16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, \
          bool"
     );
+}
+
+/// Every data type a producer could send that is near one burn has (each code DLPack 1.3
+/// defines, each width a code takes, one and two lanes), and a few no producer should.
+fn data_types_sent() -> Vec<DataType> {
+    let mut sent = vec![
+        DataType::from((255, 255, u16::MAX)),
+        DataType::from((6, 8, 0)),
+        DataType::from((2, 0, 1)),
+    ];
+    for code in 0..19 {
+        for bits in [1, 4, 6, 8, 16, 32, 64, 128] {
+            for lanes in [1, 2] {
+                sent.push(DataType::from((code, bits, lanes)));
+            }
+        }
+    }
+    sent
+}
+
+/// Import never panics, takes exactly what `ACCEPTS` holds and exports back what it took, and
+/// every export is in `PRODUCES`: the properties the derives promise, held by burn's own types
+/// through the mirrors.
+fn imports_agree_with_the_sets<T: DlpackDataType + core::fmt::Debug>(exports: &[T]) {
+    for data_type in data_types_sent() {
+        match T::from_dlpack_data_type(data_type) {
+            Ok(value) => {
+                assert_eq!(value.dlpack_data_type(), Ok(data_type), "{data_type}");
+                assert!(T::ACCEPTS.contains(data_type), "{data_type} not in ACCEPTS");
+            }
+            Err(_) => assert!(!T::ACCEPTS.contains(data_type), "{data_type} in ACCEPTS"),
+        }
+    }
+    for value in exports {
+        if let Ok(data_type) = value.dlpack_data_type() {
+            assert!(T::PRODUCES.contains(data_type), "{value:?}");
+        }
+    }
+}
+
+#[test]
+fn imports_and_exports_agree_with_accepts_and_produces() {
+    let dtypes: Vec<DType> = every_dtype().into_iter().map(|(dtype, _)| dtype).collect();
+    imports_agree_with_the_sets(&dtypes);
+    imports_agree_with_the_sets(&[BoolStore::Native, BoolStore::U8, BoolStore::U32]);
 }
 
 /// Typed data of each exportable dtype, of shape `shape`.
@@ -310,7 +357,10 @@ fn empty_rank_zero_and_bool_imports() {
     assert_eq!(data.as_slice::<bool>().unwrap(), [true, false, true]);
     let dirty: Arc<[u8]> = vec![1, 2].into();
     let (dirty, drops) = foreign(&dirty, DataType::BOOL, &[2], &[1], 0);
-    assert!(data_from_dlpack(dirty).is_err(), "a bool byte of 2 is refused");
+    assert!(
+        data_from_dlpack(dirty).is_err(),
+        "a bool byte of 2 is refused"
+    );
     assert_eq!(drops.load(Ordering::SeqCst), 1, "and the source released");
 }
 
