@@ -14,7 +14,8 @@ What needs an example:
   variants are not items that need one: their type's example shows them.
 - impls of this crate's own traits, each one (the example on the impl or on one of its items,
   which rustdoc shows in the same block): the trait page lists them as implementors, and
-  a reader picks one there (`Vec<T>: ToDlpackTensor`, `ndarray::Array: TensorOwner`).
+  a reader picks one there (`Vec<T>: ToDlpackTensor`, `ndarray::Array: TensorOwner`); but for
+  the impls of sealed traits and of traits that document every implementor, below.
 - impls of the standard-library traits in STD_TRAITS_WITH_EXAMPLES: FromStr, Display, Error,
   a hand-written Default, iteration and operators. They carry behaviour of ours that a reader
   must know: what a value prints as, what parses and what is refused (FromStr and Display are
@@ -44,7 +45,23 @@ What needs no example of its own, though it may have one:
      a second paragraph to tell takes an example to show.
   The same goes, as before, for what the type's own example shows: a method taking only
   `self` (any receiver) that it calls (`.shape(`), an associated constant it names
-  (`::READ_ONLY`).
+  (`::READ_ONLY`). And for what a trait's own example shows of the trait's items, by the same
+  rule: an associated constant it names (`Both::COMPACT`), an associated type it names or
+  binds (`::Output`, `Output = usize`), a method taking only `self` that it calls; a trait's
+  page shows its items right below that example.
+- impls of a sealed trait of ours: a trait with a supertrait of this crate that is not part of
+  the public API (not reached from the crate root, as `tensor::require::sealed::Sealed` is
+  not). No user implements it and none writes its items but through the types it marks, so
+  the trait's docs and the implementing types' docs are the whole story; an example per impl
+  would only assert what the impl's lines say (`Requirement for Owned`'s flags).
+- impls of a trait of ours that documents every implementor: its docs link (an intra-doc link,
+  rustdoc's `links`) to the self type of each of its impls that this rule set would check (not
+  made up, blanket or derived), as `Input`'s docs link `TypeOnly`, `Slice`, .. each of which
+  says what it hands the kernel. The list is closed on the trait's page, which says what each
+  does; one implementor missing from the links (a new impl, a primitive or generic self type,
+  which a link cannot name) and every impl of the trait needs its example again.
+- impls of a trait of ours that is not part of the public API (hidden with #[doc(hidden)], or
+  in a private module): rustdoc strips most of them; any left are not on a page a user reads.
 - conversions: impls of the standard library's `From`, `TryFrom` and `Into`. Their signature
   says what converts to what, and a fallible one's docs say what it refuses; the types'
   examples show them in use. (`FromStr` is not among them: see above.)
@@ -81,7 +98,8 @@ What is skipped, and why:
 
 Checking the checker: remove the example of a public fn, of a method that is not an accessor,
 of a const that is not a generated one, of a type or trait of ours, or of one impl of
-`Display`/`FromStr`/an own trait, and this fails naming that item.
+`Display`/`FromStr`/an own trait that is public, not sealed and does not link every
+implementor, and this fails naming that item.
 .ci/tests/test_check_doc_examples.py shows it on a fabricated rustdoc JSON, with each
 exemption above:
 
@@ -274,9 +292,10 @@ def code_of(docs):
 
 
 def covered_by_owner(owner, item):
-    """Whether the example of the type that defines `item` shows it, for a trivial item: an
-    accessor taking only `self` (used as `.name(` there) or an associated constant (named as
-    `::NAME` there). The issue's rule: one example may cover a type and its trivial accessors."""
+    """Whether the example of the type or trait that defines `item` shows it, for a trivial
+    item: an accessor taking only `self` (used as `.name(` there), an associated constant
+    (named as `::NAME` there) or an associated type (`::Name`, or bound as `Name =`). The
+    issue's rule: one example may cover a type and its trivial accessors."""
     if owner is None or not has_example(owner):
         return False
     code = code_of(owner.get("docs"))
@@ -287,6 +306,8 @@ def covered_by_owner(owner, item):
         return len(inputs) == 1 and inputs[0][0] == "self" and f".{name}(" in code
     if kind == "assoc_const":
         return f"::{name}" in code
+    if kind == "assoc_type":
+        return re.search(rf"::{name}\b|\b{name} =", code) is not None
     return False
 
 
@@ -319,6 +340,7 @@ class Crate:
         self.paths = self.doc["paths"]
         self.external = self.doc["external_crates"]
         self.dir = os.path.dirname(path)
+        self.name = self.paths[str(self.doc["root"])]["path"][0]
 
     def crate_of(self, item_id):
         """The name of the crate an id belongs to, or None when rustdoc does not say."""
@@ -326,7 +348,7 @@ class Crate:
         if entry is None:
             return None
         if entry["crate_id"] == 0:
-            return self.paths[str(self.doc["root"])]["path"][0]
+            return self.name
         return self.external[str(entry["crate_id"])]["name"]
 
     def item_by_path(self, path):
@@ -358,17 +380,50 @@ def reexport_example(crate, use):
     return target is not None and has_example(target)
 
 
-def impl_rule(crate, item, inner):
-    """The rules above for a trait impl: "needs" (an example), "conversion" (exempt: From,
-    TryFrom, Into) or "skip" (not ours to show)."""
+def written_here(item, inner):
+    """Whether an impl was written by hand: not made up by rustdoc (auto traits, blanket impls
+    shown on every type) nor derived."""
     if inner.get("is_synthetic") or inner.get("blanket_impl"):
-        return "skip"
-    if any("automatically_derived" in str(attr) for attr in item.get("attrs", [])):
+        return False
+    return not any("automatically_derived" in str(attr) for attr in item.get("attrs", []))
+
+
+def self_type_id(inner):
+    """The id of an impl's self type, when it is a path (a generic or primitive has none)."""
+    return (inner["for"].get("resolved_path") or {}).get("id")
+
+
+def own_trait_rule(crate, trait_id, public_traits):
+    """The rules above for an impl of a trait of this crate: "needs", "hidden" (the trait is
+    not public API), "sealed" or "documented" (its docs link every implementor)."""
+    if trait_id not in public_traits:
+        return "hidden"
+    trait = crate.index[str(trait_id)]
+    inner = trait["inner"]["trait"]
+    for bound in inner.get("bounds", []):
+        sup = (bound.get("trait_bound") or {}).get("trait")
+        if sup and crate.crate_of(sup["id"]) == crate.name and sup["id"] not in public_traits:
+            return "sealed"
+    linked = set(trait.get("links", {}).values())
+    impls = [crate.index.get(str(i)) for i in inner.get("implementations", [])]
+    impls = [(i, i["inner"]["impl"]) for i in impls if i is not None]
+    impls = [inner for i, inner in impls if written_here(i, inner)]
+    if impls and all(self_type_id(i) in linked for i in impls):
+        return "documented"
+    return "needs"
+
+
+def impl_rule(crate, item, inner, public_traits):
+    """The rules above for a trait impl: "needs" (an example), "conversion" (exempt: From,
+    TryFrom, Into), "sealed" or "documented" (exempt: see own_trait_rule) or "skip" (not ours
+    to show, or not shown)."""
+    if not written_here(item, inner):
         return "skip"
     trait = inner["trait"]
     owner = crate.crate_of(trait["id"])
-    if owner == crate.crate_of(crate.doc["root"]):
-        return "needs"
+    if owner == crate.name:
+        rule = own_trait_rule(crate, trait["id"], public_traits)
+        return "skip" if rule == "hidden" else rule
     # A trait whose crate rustdoc does not record is judged by its name, to err on the side
     # of asking for an example.
     std = owner in STD_CRATES or owner is None
@@ -389,13 +444,18 @@ def main(path, grammar_src=GRAMMAR_SRC, out=None):
         return 1
     generated_seen = set()
     seen, have, missing = set(), [], []
-    exempt = {"accessor": [], "conversion": [], "generated constant": []}
+    exempt = {"accessors": [], "conversions": [], "generated constants": [],
+              "impls of sealed traits": [], "impls their traits document": []}
+    # The traits of ours a user can name, filled by the walk; trait impls wait in `impls` until
+    # it is done, since whether a trait is public or sealed is known only then.
+    public_traits, impls = set(), []
     kind = kind_of
 
     counted = {}
 
-    def record(item, what, owner=None):
-        """`owner` is the type of an inherent impl's item, None for any other item."""
+    def record(item, what, owner=None, trait=None):
+        """`owner` is the type of an inherent impl's item, `trait` the trait of a trait's
+        item, None for any other item."""
         if not what.startswith("impl "):
             counted.setdefault(kind(item), set()).add(what)
         if owner is not None and owner["crate_id"] == 0:
@@ -403,20 +463,22 @@ def main(path, grammar_src=GRAMMAR_SRC, out=None):
             if key in generated:
                 generated_seen.add(key)
                 if not has_example(item):
-                    exempt["generated constant"].append(what)
+                    exempt["generated constants"].append(what)
                     return
-        if has_example(item) or covered_by_owner(owner, item):
+        if has_example(item) or covered_by_owner(owner or trait, item):
             have.append(what)
             return
         why = None
         if owner is not None and kind(item) == "function":
             why = not_an_accessor(crate, owner, item)
             if why is None:
-                exempt["accessor"].append(what)
+                exempt["accessors"].append(what)
                 return
         missing.append(f"{what} (not an accessor: {why})" if why else what)
 
-    def walk(item_id, parent, in_trait=False, owner=None):
+    def walk(item_id, parent, in_trait=None, owner=None):
+        """`in_trait` is the trait whose item `item_id` is, `owner` the type of an inherent
+        impl's item."""
         if item_id in seen or str(item_id) not in index:
             return
         seen.add(item_id)
@@ -455,8 +517,9 @@ def main(path, grammar_src=GRAMMAR_SRC, out=None):
         elif k in ("struct", "enum", "trait", "union"):
             record(item, name)
             if k == "trait":
+                public_traits.add(item_id)
                 for child in inner["items"]:
-                    walk(child, name, in_trait=True)
+                    walk(child, name, in_trait=item)
                 for child in inner.get("implementations", []):
                     walk(child, name)
             for child in inner.get("impls", []):
@@ -468,33 +531,41 @@ def main(path, grammar_src=GRAMMAR_SRC, out=None):
                     for child in inner["items"]:
                         walk(child, parent, owner=owner)
             else:
-                rule = impl_rule(crate, item, inner)
-                if rule == "skip":
-                    return
-                trait_name = trait["path"].split("::")[-1]
-                args = (trait.get("args") or {}).get("angle_bracketed", {}).get("args", [])
-                types = [type_name(a["type"]) for a in args if "type" in a]
-                if types:
-                    trait_name += f"<{', '.join(types)}>"
-                what = f"impl {trait_name} for {type_name(inner['for'])} (in {parent})"
-                methods = (index.get(str(c)) for c in inner["items"])
-                if any(m is not None and has_example(m) for m in methods):
-                    have.append(what)
-                elif rule == "conversion" and not has_example(item):
-                    exempt["conversion"].append(what)
-                else:
-                    record(item, what)
+                impls.append((item, inner, parent))
         else:
-            record(item, name, owner)
+            record(item, name, owner, in_trait)
+
+    def trait_impl(item, inner, parent):
+        rule = impl_rule(crate, item, inner, public_traits)
+        if rule == "skip":
+            return
+        trait = inner["trait"]
+        trait_name = trait["path"].split("::")[-1]
+        args = (trait.get("args") or {}).get("angle_bracketed", {}).get("args", [])
+        types = [type_name(a["type"]) for a in args if "type" in a]
+        if types:
+            trait_name += f"<{', '.join(types)}>"
+        what = f"impl {trait_name} for {type_name(inner['for'])} (in {parent})"
+        methods = (index.get(str(c)) for c in inner["items"])
+        exempt_as = {"conversion": "conversions", "sealed": "impls of sealed traits",
+                     "documented": "impls their traits document"}.get(rule)
+        if any(m is not None and has_example(m) for m in methods):
+            have.append(what)
+        elif exempt_as and not has_example(item):
+            exempt[exempt_as].append(what)
+        else:
+            record(item, what)
 
     walk(crate.doc["root"], "")
+    for item, inner, parent in impls:
+        trait_impl(item, inner, parent)
     for owner, name, k in sorted(set(generated) - generated_seen):
         what = "const fn" if k == "function" else "associated constant"
         missing.append(f"{owner}::{name}: the {what} of {generated[(owner, name, k)]} is not in "
                        "the public API (the table's form or the macros changed: update GENERATED "
                        "in .ci/check-doc-examples.py)")
     print(f"{len(have)} public items have a doc example, {len(missing)} do not", file=out)
-    print("needing none: " + ", ".join(f"{len(v)} {k}s" for k, v in exempt.items()), file=out)
+    print("needing none: " + ", ".join(f"{len(v)} {k}" for k, v in exempt.items()), file=out)
     # The size of the public API, as the issues quote it: every public path a user can name
     # (modules, types, traits, functions, constants, macros, methods, associated items and
     # re-exports), without trait impls, fields and variants.

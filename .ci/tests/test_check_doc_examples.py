@@ -98,6 +98,21 @@ class Fake:
         self.add_to_root(self.own_trait)
         self.impl("DataType", self.std["Copy"], derived=True)
 
+    def trait(self, name, supertraits=(), links=(), public=True):
+        """A trait of ours: with `supertraits` (ids), its docs linking the types named in
+        `links`, reached from the crate root when `public` (a private module's otherwise, as a
+        sealing trait is)."""
+        bounds = [{"trait_bound": {"trait": {"path": self.index[str(t)]["name"], "id": t, "args": None},
+                                   "generic_params": [], "modifier": "none"}} for t in supertraits]
+        trait_id = self.item(name, {"trait": {"is_auto": False, "is_unsafe": False, "is_dyn_compatible": True,
+                                              "items": [], "generics": {"params": [], "where_predicates": []},
+                                              "bounds": bounds, "implementations": []}},
+                             docs=EXAMPLE, path=["dlpack_core"] + ([] if public else ["private"]) + [name])
+        self.index[str(trait_id)]["links"] = {f"`{t}`": self.types[t] for t in links}
+        if public:
+            self.add_to_root(trait_id)
+        return trait_id
+
     def item(self, name, inner, docs=None, path=None, visibility="public", attrs=()):
         item_id = self.next_id
         self.next_id += 1
@@ -112,9 +127,11 @@ class Fake:
         self.index[str(self.root)]["inner"]["module"]["items"].append(item_id)
 
     def impl(self, type_name, trait_id, docs=None, derived=False, own=False):
-        """An impl for `type_name`: inherent (trait_id None), of a std trait, or of OwnTrait."""
+        """An impl for `type_name`: inherent (trait_id None), of a std trait, or of a trait of
+        ours (`own`: OwnTrait, or the trait `trait_id`)."""
         if own:
-            trait = {"path": "OwnTrait", "id": self.own_trait, "args": None}
+            trait_id = self.own_trait if trait_id is None else trait_id
+            trait = {"path": self.index[str(trait_id)]["name"], "id": trait_id, "args": None}
         elif trait_id is not None:
             trait = {"path": self.paths[str(trait_id)]["path"][-1], "id": trait_id,
                      "args": {"angle_bracketed": {"args": [{"type": U8}], "constraints": []}}}
@@ -130,7 +147,7 @@ class Fake:
                             docs=docs, visibility="default", attrs=attrs)
         self.index[str(self.types[type_name])]["inner"]["struct"]["impls"].append(impl_id)
         if own:
-            self.index[str(self.own_trait)]["inner"]["trait"]["implementations"].append(impl_id)
+            self.index[str(trait_id)]["inner"]["trait"]["implementations"].append(impl_id)
         return impl_id
 
     def method(self, impl_id, name, inputs, output, docs=None, unsafe=False, generics=()):
@@ -147,6 +164,14 @@ class Fake:
     def assoc_const(self, impl_id, name, docs=None):
         item_id = self.item(name, {"assoc_const": {"type": {"generic": "Self"}, "value": "_"}}, docs=docs)
         self.index[str(impl_id)]["inner"]["impl"]["items"].append(item_id)
+        return item_id
+
+    def trait_item(self, trait_id, name, kind, docs=None):
+        """An associated constant or type (`kind`: "assoc_const", "assoc_type") of a trait."""
+        inner = {"assoc_const": {"type": U8, "value": None}} if kind == "assoc_const" else \
+            {"assoc_type": {"generics": {"params": [], "where_predicates": []}, "bounds": [], "type": None}}
+        item_id = self.item(name, inner, docs=docs, visibility="default")
+        self.index[str(trait_id)]["inner"]["trait"]["items"].append(item_id)
         return item_id
 
     def function(self, name, docs=None):
@@ -221,7 +246,8 @@ class Baseline(unittest.TestCase):
     def test_passes_with_each_exemption(self):
         status, out = run(baseline())
         self.assertEqual(status, 0, out)
-        self.assertIn("needing none: 2 accessors, 2 conversions, 7 generated constants", out)
+        self.assertIn("needing none: 2 accessors, 2 conversions, 7 generated constants, "
+                      "0 impls of sealed traits, 0 impls their traits document", out)
 
 
 class NeedsAnExample(unittest.TestCase):
@@ -320,6 +346,33 @@ class NeedsAnExample(unittest.TestCase):
         f.method(f.impl("Device", None, own=True), "own", [REF_SELF], U8, docs="Ours.")
         self.fails_naming(f, "impl OwnTrait for Device")
 
+    def test_a_trait_item_its_trait_s_example_does_not_show(self):
+        f = baseline()
+        trait = f.trait("Requirement")
+        f.index[str(trait)]["docs"] = "Flags.\n\n```\nassert!(Both::WRITE);\n```"
+        f.trait_item(trait, "WRITE", "assoc_const", docs="Written.")
+        f.trait_item(trait, "OWNED", "assoc_const", docs="Held.")
+        f.trait_item(trait, "Out", "assoc_type", docs="Returned.")
+        status, out = run(f)
+        self.assertEqual(status, 1, out)
+        self.assertEqual(missing(out), ["dlpack_core::Requirement::OWNED", "dlpack_core::Requirement::Out"], out)
+
+    def test_an_impl_of_a_trait_whose_supertrait_is_public(self):
+        # A public supertrait (OwnTrait) seals nothing: anyone may implement both.
+        f = baseline()
+        trait = f.trait("Marker", supertraits=[f.own_trait])
+        f.impl("Device", trait, own=True)
+        self.fails_naming(f, "impl Marker for Device")
+
+    def test_an_impl_of_a_trait_that_links_some_implementors_only(self):
+        # The docs link DataType, not Device: the list is not closed, so each impl needs one;
+        # DataType's has it, Device's is missing.
+        f = baseline()
+        trait = f.trait("Input", links=["DataType"])
+        f.impl("DataType", trait, own=True, docs=EXAMPLE)
+        f.impl("Device", trait, own=True, docs="Hands the kernel a device.")
+        self.fails_naming(f, "impl Input for Device")
+
 
 class NeedsNone(unittest.TestCase):
     def test_an_accessor(self):
@@ -347,6 +400,44 @@ class NeedsNone(unittest.TestCase):
         self.assertEqual(status, 0, out)
         self.assertNotIn("F32", "".join(missing(out)))
         self.assertNotIn("cuda", "".join(missing(out)))
+
+    def test_trait_items_its_example_shows(self):
+        f = baseline()
+        trait = f.trait("Input")
+        f.index[str(trait)]["docs"] = ("Gives.\n\n```\nfn f<P: Input<u8, K, Output = usize>>() {}\n"
+                                       "let _ = <Both as Requirement>::WRITE;\n```")
+        f.trait_item(trait, "Output", "assoc_type", docs="Returned.")
+        f.trait_item(trait, "WRITE", "assoc_const", docs="Written.")
+        status, out = run(f)
+        self.assertEqual(status, 0, out)
+
+    def test_impls_of_a_sealed_trait(self):
+        f = baseline()
+        sealed = f.trait("Sealed", public=False)
+        trait = f.trait("Requirement", supertraits=[sealed])
+        f.impl("DataType", trait, own=True, docs="Flags.")
+        f.impl("Device", trait, own=True)
+        status, out = run(f)
+        self.assertEqual(status, 0, out)
+        self.assertIn("2 impls of sealed traits", out)
+
+    def test_impls_of_a_trait_that_links_every_implementor(self):
+        f = baseline()
+        trait = f.trait("Input", links=["DataType", "Device"])
+        f.impl("DataType", trait, own=True, docs="The kernel gets a dtype.")
+        f.impl("Device", trait, own=True)
+        # A derived impl is not one its docs must name.
+        f.impl("DLDeviceType", trait, own=True, derived=True)
+        status, out = run(f)
+        self.assertEqual(status, 0, out)
+        self.assertIn("2 impls their traits document", out)
+
+    def test_an_impl_of_a_trait_outside_the_public_api(self):
+        # A #[doc(hidden)] trait, or one in a private module: no page a user reads shows it.
+        f = baseline()
+        f.impl("Device", f.trait("Hidden", public=False), own=True)
+        status, out = run(f)
+        self.assertEqual(status, 0, out)
 
     def test_derived_and_other_std_impls(self):
         f = baseline()

@@ -1,10 +1,10 @@
 //! The burn bridge's `TensorData` paths, whose cost must not grow with the tensor, beside the
 //! copy they avoid, at 1 k, 100 k and 10 M `f32`:
 //!
-//! - `burn_data/export/N`: `bridges::burn::export_data(data)` and the export's drop (its
+//! - `burn_data/export/N`: `bridges::burn::data_to_dlpack(data)` and the export's drop (its
 //!   deleter, which drops the `TensorData`'s bytes); the `TensorData` is made outside the timed
 //!   region.
-//! - `burn_data/import/N`: `bridges::burn::import_data(tensor)` of a compact, aligned
+//! - `burn_data/import/N`: `bridges::burn::data_from_dlpack(tensor)` of a compact, aligned
 //!   `ManagedTensor` (over a clone of shared `Arc<[f32]>` storage) and the `TensorData`'s drop,
 //!   which releases the tensor.
 //! - `burn_data/clone/N`: `TensorData::clone` and its drop: the copy a bridge without
@@ -25,7 +25,7 @@ use burn_std::{
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use dlpack_benches::stream::reverse_order;
 use dlpack_core::ManagedTensor;
-use dlpack_core::bridges::burn::{export_data, import_data};
+use dlpack_core::bridges::burn::{data_from_dlpack, data_to_dlpack};
 
 const SIZES: [usize; 3] = [1_000, 100_000, 10_000_000];
 
@@ -94,7 +94,7 @@ fn burn_data(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("export", len), |b| {
             b.iter_batched(
                 || lend(&mut buffer),
-                |data| drop(black_box(export_data(data).unwrap())),
+                |data| drop(black_box(data_to_dlpack(data).unwrap())),
                 BatchSize::SmallInput,
             )
         });
@@ -102,7 +102,7 @@ fn burn_data(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("import", len), |b| {
             b.iter_batched(
                 || ManagedTensor::from_arc(Arc::clone(&shared), &[len]).unwrap(),
-                |tensor| drop(black_box(import_data(tensor).unwrap())),
+                |tensor| drop(black_box(data_from_dlpack(tensor).unwrap())),
                 BatchSize::SmallInput,
             )
         });

@@ -16,8 +16,6 @@
 mod any_input;
 
 use any_input::{Case, each_case, has_bad_bools};
-use dlpack_core::tensor::Flags;
-use dlpack_core::{DataType, ManagedTensor};
 
 #[cfg(feature = "candle")]
 #[test]
@@ -60,7 +58,7 @@ fn candle_imports_any_input_or_refuses_it() {
 #[test]
 fn burn_imports_any_input_as_tensor_data_or_refuses_it() {
     use burn_std::TensorData;
-    use dlpack_core::bridges::burn::import_data;
+    use dlpack_core::bridges::burn::data_from_dlpack;
     use dlpack_core::from_dlpack;
 
     fn check(case: &Case, data: &TensorData) {
@@ -78,7 +76,7 @@ fn burn_imports_any_input_as_tensor_data_or_refuses_it() {
             check(case, &data);
             ok += 1;
         }
-        if let Ok(data) = import_data(tensor) {
+        if let Ok(data) = data_from_dlpack(tensor) {
             check(case, &data);
             ok += 1;
         }
@@ -90,8 +88,8 @@ fn burn_imports_any_input_as_tensor_data_or_refuses_it() {
 #[cfg(feature = "ndarray")]
 #[test]
 fn ndarray_imports_any_input_or_refuses_it() {
-    use dlpack_core::tensor::FromDlpackTensor;
-    use dlpack_core::{Element, from_dlpack};
+    use dlpack_core::tensor::{Flags, FromDlpackTensor};
+    use dlpack_core::{DataType, Element, ManagedTensor, from_dlpack};
     use ndarray::ArrayD;
 
     /// The array's elements' bytes, in its logical (row-major) order.

@@ -1,15 +1,17 @@
 //! The burn bridge against burn's own crates (burn-std, burn-tensor 0.22, no backend linked):
-//! every `DType` both ways, `TensorData` out and in without copies where the layout allows,
-//! misaligned and strided imports copied once, bool stores, the refusals, and what burn's
-//! writes can reach of an import (nothing: they copy). The tensor and device paths that need a
-//! backend run in `tests/burn` on flex. These run under Miri in CI.
+//! every `DType` both ways and against `ACCEPTS`/`PRODUCES` (the one place burn's table is
+//! tested: the test crates keep no replica of it), `TensorData` out and in without copies
+//! where the layout allows, misaligned and strided imports copied once, bool stores, the
+//! refusals, and what burn's writes can reach of an import (nothing: they copy). The tensor
+//! and device paths that need a backend run in `tests/burn` on flex. These run under Miri in
+//! CI.
 #![cfg(feature = "burn")]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use burn_std::{AllocationProperty, BoolStore, DType, QuantScheme, TensorData};
-use dlpack_core::bridges::burn::{export_data, import_data};
+use dlpack_core::bridges::burn::{data_from_dlpack, data_to_dlpack};
 use dlpack_core::tensor::{Flags, TensorOwner, TensorParts};
 use dlpack_core::{
     DataType, Device, DlpackDataType, DlpackDevice, ManagedTensor, assert_convertible, from_dlpack,
@@ -80,6 +82,51 @@ fn every_dtype_maps_as_documented_both_ways() {
     );
 }
 
+/// Every data type a producer could send that is near one burn has (each code DLPack 1.3
+/// defines, each width a code takes, one and two lanes), and a few no producer should.
+fn data_types_sent() -> Vec<DataType> {
+    let mut sent = vec![
+        DataType::from((255, 255, u16::MAX)),
+        DataType::from((6, 8, 0)),
+        DataType::from((2, 0, 1)),
+    ];
+    for code in 0..19 {
+        for bits in [1, 4, 6, 8, 16, 32, 64, 128] {
+            for lanes in [1, 2] {
+                sent.push(DataType::from((code, bits, lanes)));
+            }
+        }
+    }
+    sent
+}
+
+/// Import never panics, takes exactly what `ACCEPTS` holds and exports back what it took, and
+/// every export is in `PRODUCES`: the properties the derives promise, held by burn's own types
+/// through the mirrors.
+fn imports_agree_with_the_sets<T: DlpackDataType + core::fmt::Debug>(exports: &[T]) {
+    for data_type in data_types_sent() {
+        match T::from_dlpack_data_type(data_type) {
+            Ok(value) => {
+                assert_eq!(value.dlpack_data_type(), Ok(data_type), "{data_type}");
+                assert!(T::ACCEPTS.contains(data_type), "{data_type} not in ACCEPTS");
+            }
+            Err(_) => assert!(!T::ACCEPTS.contains(data_type), "{data_type} in ACCEPTS"),
+        }
+    }
+    for value in exports {
+        if let Ok(data_type) = value.dlpack_data_type() {
+            assert!(T::PRODUCES.contains(data_type), "{value:?}");
+        }
+    }
+}
+
+#[test]
+fn imports_and_exports_agree_with_accepts_and_produces() {
+    let dtypes: Vec<DType> = every_dtype().into_iter().map(|(dtype, _)| dtype).collect();
+    imports_agree_with_the_sets(&dtypes);
+    imports_agree_with_the_sets(&[BoolStore::Native, BoolStore::U8, BoolStore::U32]);
+}
+
 /// Typed data of each exportable dtype, of shape `shape`.
 fn sample(dtype: DType, shape: &[usize]) -> TensorData {
     let n: usize = shape.iter().product();
@@ -126,7 +173,7 @@ fn every_exportable_dtype_exports_its_own_bytes_writable() {
             let data = sample(dtype, shape);
             let bytes = data.as_bytes().to_vec();
             let address = data.as_bytes().as_ptr();
-            let mut exported = export_data(data).unwrap();
+            let mut exported = data_to_dlpack(data).unwrap();
             assert_eq!(exported.flags(), Flags::EMPTY, "{dtype:?}");
             let view = exported.view().unwrap();
             assert_eq!(view.dtype(), data_type, "{dtype:?}");
@@ -152,7 +199,7 @@ fn every_exportable_dtype_exports_its_own_bytes_writable() {
         } else {
             TensorData::from_bytes_vec(vec![0; 16], [4], dtype)
         };
-        assert!(export_data(data).is_err(), "{dtype:?}");
+        assert!(data_to_dlpack(data).is_err(), "{dtype:?}");
     }
 }
 
@@ -160,7 +207,7 @@ fn every_exportable_dtype_exports_its_own_bytes_writable() {
 fn an_export_does_not_write_what_a_clone_of_the_data_reads() {
     let data = TensorData::new(vec![1.0_f32, 2.0], [2]);
     let kept = data.clone();
-    let mut exported = export_data(data).unwrap();
+    let mut exported = data_to_dlpack(data).unwrap();
     exported.view_mut().unwrap().as_slice_mut::<f32>().unwrap()[0] = 9.0;
     assert_eq!(kept.as_slice::<f32>().unwrap(), [1.0, 2.0]);
     assert_eq!(
@@ -237,7 +284,7 @@ fn floats() -> Arc<[u8]> {
 fn an_aligned_compact_import_is_the_producers_memory_and_released_once() {
     let memory = floats();
     let (tensor, drops) = foreign(&memory, DataType::F32, &[2, 2], &[2, 1], 0);
-    let mut data = import_data(tensor).unwrap();
+    let mut data = data_from_dlpack(tensor).unwrap();
     assert_eq!(data.dtype(), DType::F32);
     assert_eq!(data.shape().as_slice(), [2, 2]);
     assert_eq!(data.bytes().property(), AllocationProperty::Other);
@@ -262,18 +309,18 @@ fn misaligned_and_strided_imports_are_copied_once_into_native_memory() {
     let memory = floats();
     // The second and third f32 (byte offset 4) are aligned for f32.
     let (aligned, _) = foreign(&memory, DataType::F32, &[2], &[1], 4);
-    let data = import_data(aligned).unwrap();
+    let data = data_from_dlpack(aligned).unwrap();
     assert_eq!(data.bytes().property(), AllocationProperty::Other);
     assert_eq!(data.as_slice::<f32>().unwrap(), [2.0, 3.0]);
     // Two bytes in: not aligned for f16's neighbour f32, but aligned for a 2-byte type.
     let (halfs, _) = foreign(&memory, DataType::I16, &[3], &[1], 2);
     assert_eq!(
-        import_data(halfs).unwrap().bytes().property(),
+        data_from_dlpack(halfs).unwrap().bytes().property(),
         AllocationProperty::Other
     );
     // One byte in: misaligned for f32, so copied.
     let (misaligned, drops) = foreign(&memory, DataType::F32, &[2], &[1], 1);
-    let data = import_data(misaligned).unwrap();
+    let data = data_from_dlpack(misaligned).unwrap();
     assert_eq!(data.bytes().property(), AllocationProperty::Native);
     assert_eq!(data.as_bytes(), &memory[1..9]);
     assert_eq!(
@@ -283,7 +330,7 @@ fn misaligned_and_strided_imports_are_copied_once_into_native_memory() {
     );
     // Strided (a transposed 2 x 2): copied, compact.
     let (transposed, _) = foreign(&memory, DataType::F32, &[2, 2], &[1, 2], 0);
-    let data = import_data(transposed).unwrap();
+    let data = data_from_dlpack(transposed).unwrap();
     assert_eq!(data.bytes().property(), AllocationProperty::Native);
     assert_eq!(data.as_slice::<f32>().unwrap(), [1.0, 3.0, 2.0, 4.0]);
 }
@@ -292,25 +339,28 @@ fn misaligned_and_strided_imports_are_copied_once_into_native_memory() {
 fn empty_rank_zero_and_bool_imports() {
     let memory = floats();
     let (empty, drops) = foreign(&memory, DataType::F32, &[0, 3], &[3, 1], 0);
-    let data = import_data(empty).unwrap();
+    let data = data_from_dlpack(empty).unwrap();
     assert_eq!(data.shape().as_slice(), [0, 3]);
     assert!(data.as_slice::<f32>().unwrap().is_empty());
     drop(data);
     assert_eq!(drops.load(Ordering::SeqCst), 1);
     let (scalar, _) = foreign(&memory, DataType::F32, &[], &[], 8);
-    let data = import_data(scalar).unwrap();
+    let data = data_from_dlpack(scalar).unwrap();
     assert_eq!(
         (data.shape().num_dims(), data.as_slice::<f32>().unwrap()),
         (0, &[3.0][..])
     );
     let bools: Arc<[u8]> = vec![1, 0, 1].into();
     let (flags, _) = foreign(&bools, DataType::BOOL, &[3], &[1], 0);
-    let data = import_data(flags).unwrap();
+    let data = data_from_dlpack(flags).unwrap();
     assert_eq!(data.dtype(), DType::Bool(BoolStore::Native));
     assert_eq!(data.as_slice::<bool>().unwrap(), [true, false, true]);
     let dirty: Arc<[u8]> = vec![1, 2].into();
     let (dirty, drops) = foreign(&dirty, DataType::BOOL, &[2], &[1], 0);
-    assert!(import_data(dirty).is_err(), "a bool byte of 2 is refused");
+    assert!(
+        data_from_dlpack(dirty).is_err(),
+        "a bool byte of 2 is refused"
+    );
     assert_eq!(drops.load(Ordering::SeqCst), 1, "and the source released");
 }
 
@@ -318,16 +368,16 @@ fn empty_rank_zero_and_bool_imports() {
 fn what_burn_lacks_is_refused_with_the_reason() {
     let memory = floats();
     let (complex, _) = foreign(&memory, DataType::C64, &[2], &[1], 0);
-    let err = import_data(complex).unwrap_err().to_string();
+    let err = data_from_dlpack(complex).unwrap_err().to_string();
     assert!(
         err.starts_with("burn_std::DType has no DLPack data type for complex64"),
         "{err}"
     );
     let (fp8, _) = foreign(&memory, DataType::FLOAT8_E4M3FN, &[4], &[1], 0);
-    assert!(import_data(fp8).is_err());
+    assert!(data_from_dlpack(fp8).is_err());
     let drops = Arc::new(AtomicUsize::new(0));
     let on_gpu = ManagedTensor::from_owner(OnGpu(Arc::clone(&drops))).unwrap();
-    let err = import_data(on_gpu).unwrap_err().to_string();
+    let err = data_from_dlpack(on_gpu).unwrap_err().to_string();
     assert!(err.contains("cuda:0"), "{err}");
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }

@@ -1,108 +1,19 @@
-//! burn: `DType` and `BoolStore` (burn-std/src/tensor/dtype.rs), `LibTorchDevice`
-//! (burn-tch), `NdArrayDevice` (burn-ndarray), cubecl's `CudaDevice { index }`, cubecl-wgpu's
-//! `WgpuDevice`, and burn-dispatch's `DispatchDevice`, whose variants are feature-gated.
+//! burn's device types: `LibTorchDevice` (burn-tch), `NdArrayDevice` (burn-ndarray), cubecl's
+//! `CudaDevice { index }`, cubecl-wgpu's `WgpuDevice`, and burn-dispatch's `DispatchDevice`,
+//! whose variants are feature-gated.
 //!
-//! These are the shapes of burn's types with the derives written in their own crate, where
-//! burn-std could put them: the fixture of the derives on a real framework's enums (a tuple
-//! variant that delegates, export-only and skipped variants). The real types are mapped by
-//! `dlpack_core::bridges::burn` (feature `burn`), through `remote` mirrors with the same
-//! table, which `dlpack-core/tests/bridges_burn.rs` tests against burn itself.
+//! These are the shapes of burn's backend devices with the derive written in their own crate,
+//! where a backend could put it: the fixture of the device derive on a real framework's enums
+//! (a tuple variant that delegates, export-only variants, a cfg'd-out skipped one). burn's
+//! `DType` and `BoolStore` are not replicated: the burn bridge maps the real ones through
+//! `remote` mirrors (`dlpack_core::bridges::burn`, tested against burn in
+//! `dlpack-core/tests/bridges_burn.rs`), and the runtime `Device` by burn's device id.
 //!
-//! Mapping decisions (the bridge's): `Flex32` stores `f32` (it only computes at lower
-//! precision), so it exports `float32` and imports never choose it. A bool stored in `u8` is
-//! byte-for-byte DLPack's `bool` (one byte, 0 or 1), so `BoolStore::U8` exports `bool`; a bool
-//! stored in `u32` has no DLPack data type (DLPack's `bool` is one byte), nor have quantized
-//! tensors (`QFloat`). A wgpu device is `webgpu:0` whatever adapter
-//! it is: wgpu's adapter indices and `Existing` ids are not DLPack device ordinals, so the
-//! integer fields are not ids (`id = 0`), every variant exports `webgpu:0`, and importing
-//! `webgpu:0` gives `DefaultDevice`.
+//! A wgpu device is `webgpu:0` whatever adapter it is: wgpu's adapter indices and `Existing`
+//! ids are not DLPack device ordinals, so the integer fields are not ids (`id = 0`), every
+//! variant exports `webgpu:0`, and importing `webgpu:0` gives `DefaultDevice`.
 
-use dlpack_core::{DlpackDataType, DlpackDevice};
-
-/// How burn stores booleans.
-#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq, DlpackDataType)]
-pub enum BoolStore {
-    /// `bool`.
-    #[dlpack("bool")]
-    Native,
-    /// `u8` holding 0 or 1: the same bytes as DLPack's `bool`.
-    #[dlpack("bool", export_only)]
-    U8,
-    /// `u32` holding 0 or 1: no DLPack data type.
-    #[dlpack(skip)]
-    U32,
-}
-
-/// Stand-in for burn's quantization scheme.
-#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq, Default)]
-pub struct QuantScheme {
-    /// Bits per quantized value.
-    pub bits: u8,
-}
-
-/// burn's dtype.
-#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq, DlpackDataType)]
-#[allow(missing_docs)]
-pub enum DType {
-    #[dlpack("float64")]
-    F64,
-    #[dlpack("float32")]
-    F32,
-    #[dlpack("float32", export_only)]
-    Flex32,
-    #[dlpack("float16")]
-    F16,
-    #[dlpack("bfloat16")]
-    BF16,
-    #[dlpack("int64")]
-    I64,
-    #[dlpack("int32")]
-    I32,
-    #[dlpack("int16")]
-    I16,
-    #[dlpack("int8")]
-    I8,
-    #[dlpack("uint64")]
-    U64,
-    #[dlpack("uint32")]
-    U32,
-    #[dlpack("uint16")]
-    U16,
-    #[dlpack("uint8")]
-    U8,
-    Bool(#[dlpack(delegate)] BoolStore),
-    #[dlpack(skip)]
-    QFloat(QuantScheme),
-}
-
-impl DType {
-    /// Every variant (one `QFloat`).
-    pub const ALL: &[Self] = &[
-        Self::F64,
-        Self::F32,
-        Self::Flex32,
-        Self::F16,
-        Self::BF16,
-        Self::I64,
-        Self::I32,
-        Self::I16,
-        Self::I8,
-        Self::U64,
-        Self::U32,
-        Self::U16,
-        Self::U8,
-        Self::Bool(BoolStore::Native),
-        Self::Bool(BoolStore::U8),
-        Self::Bool(BoolStore::U32),
-        Self::QFloat(QuantScheme { bits: 4 }),
-    ];
-    /// The values that export the data type of another.
-    pub const EXPORT_ONLY: &[Self] = &[
-        Self::Flex32,
-        Self::Bool(BoolStore::U8),
-        Self::Bool(BoolStore::U32),
-    ];
-}
+use dlpack_core::DlpackDevice;
 
 /// burn-tch's device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, DlpackDevice)]

@@ -87,55 +87,6 @@ fn tch_kind() {
 }
 
 #[test]
-fn burn_dtype() {
-    use burn::BoolStore;
-    use burn::DType::*;
-    check_data_types(
-        &[
-            (F64, Some((2, 64, 1))),
-            (F32, Some((2, 32, 1))),
-            (Flex32, Some((2, 32, 1))),
-            (F16, Some((2, 16, 1))),
-            (BF16, Some((4, 16, 1))),
-            (I64, Some((0, 64, 1))),
-            (I32, Some((0, 32, 1))),
-            (I16, Some((0, 16, 1))),
-            (I8, Some((0, 8, 1))),
-            (U64, Some((1, 64, 1))),
-            (U32, Some((1, 32, 1))),
-            (U16, Some((1, 16, 1))),
-            (U8, Some((1, 8, 1))),
-            (Bool(BoolStore::Native), Some((6, 8, 1))),
-            (Bool(BoolStore::U8), Some((6, 8, 1))),
-            (Bool(BoolStore::U32), None),
-            (QFloat(burn::QuantScheme { bits: 8 }), None),
-        ],
-        burn::DType::EXPORT_ONLY,
-    );
-    // Import never picks an export-only variant.
-    assert_eq!(
-        burn::DType::from_dlpack_data_type(DataType::F32).unwrap(),
-        F32
-    );
-    assert_eq!(
-        burn::DType::from_dlpack_data_type(DataType::U32).unwrap(),
-        U32
-    );
-    assert_eq!(
-        burn::DType::from_dlpack_data_type(DataType::BOOL).unwrap(),
-        Bool(BoolStore::Native)
-    );
-    // Unit variants are usable in `const` items.
-    const F: Option<DataType> = burn::DType::Flex32.to_dlpack_data_type();
-    const B: Option<burn::DType> = burn::DType::unit_from_dlpack_data_type(DataType::BF16);
-    assert_eq!((F, B), (Some(DataType::F32), Some(BF16)));
-    assert_eq!(
-        burn::DType::Bool(BoolStore::Native).to_dlpack_data_type(),
-        None
-    );
-}
-
-#[test]
 fn dfdx_elements() {
     use dfdx::Dtype::*;
     let usize_dt = if cfg!(target_pointer_width = "64") {
@@ -183,28 +134,31 @@ fn dfdx_elements() {
 
 #[test]
 fn conversions_between_frameworks() {
-    // burn's dtypes all exist in tch? No: burn's uint32 does not.
-    let err = from_dlpack::<tch::Kind>(&burn::DType::U32).unwrap_err();
+    // dfdx's dtypes all exist in tch? No: dfdx's uint32 does not.
+    let err = from_dlpack::<tch::Kind>(&dfdx::Dtype::U32).unwrap_err();
     assert!(matches!(err, Error::UnsupportedDataType { .. }), "{err}");
+    // Import never picks an export-only variant (`AmpF16` stores float16 too)...
     assert_eq!(
-        from_dlpack::<burn::DType>(&tch::Kind::BFloat16).unwrap(),
-        burn::DType::BF16
+        from_dlpack::<dfdx::Dtype>(&tch::Kind::Half).unwrap(),
+        dfdx::Dtype::F16
     );
+    // ...and one converts as its data type.
     assert_eq!(
-        from_dlpack::<tch::Kind>(&burn::DType::Flex32).unwrap(),
-        tch::Kind::Float
+        from_dlpack::<tch::Kind>(&dfdx::Dtype::AmpF16).unwrap(),
+        tch::Kind::Half
     );
 }
 
 // Proven at compile time: every burn device converts to a dispatch device, every tch dtype
-// that has a DLPack data type is a DataType, and LibTorch's devices are tch's.
+// that has a DLPack data type is a DataType, LibTorch's devices are tch's, and dfdx's generic
+// marker of an element type tch has is a tch kind.
 assert_convertible!(burn::CudaDevice => burn::DispatchDevice);
 assert_convertible!(burn::NdArrayDevice => burn::DispatchDevice);
 assert_convertible!(burn::WgpuDevice => burn::DispatchDevice);
 assert_convertible!(burn::LibTorchDevice => tch::Device);
 assert_convertible!(tch::Device => burn::LibTorchDevice);
 assert_convertible!(tch::Kind => DataType);
-assert_convertible!(dfdx::Dtype => burn::DType);
+assert_convertible!(dfdx::ElementOf<half::f16> => tch::Kind);
 
 #[test]
 fn devices_both_ways() {

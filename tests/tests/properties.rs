@@ -70,7 +70,6 @@ where
 
 #[test]
 fn data_types_round_trip() {
-    data_type_round_trip(burn::DType::ALL, burn::DType::EXPORT_ONLY);
     data_type_round_trip(tch::Kind::ALL, tch::Kind::EXPORT_ONLY);
     data_type_round_trip(dfdx::Dtype::ALL, dfdx::Dtype::EXPORT_ONLY);
 }
@@ -88,8 +87,6 @@ where
 proptest! {
     #[test]
     fn data_type_imports_agree_with_accepts(data_type in any_data_type()) {
-        data_type_import::<burn::DType>(data_type)?;
-        data_type_import::<burn::BoolStore>(data_type)?;
         data_type_import::<tch::Kind>(data_type)?;
         data_type_import::<dfdx::Dtype>(data_type)?;
         data_type_import::<dfdx::ElementOf<half::f16>>(data_type)?;

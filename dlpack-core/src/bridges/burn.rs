@@ -5,14 +5,15 @@
 //! use burn_tensor::{DType, Device, Tensor, TensorData};
 //! use dlpack_core::{DataType, Error, ManagedTensor, bridges::burn, from_dlpack};
 //! // TensorData out: its own bytes, without a copy, writable (the export owns them).
-//! let exported = burn::export_data(TensorData::new(vec![1.0_f32, 2.0, 3.0, 4.0], [2, 2]))?;
+//! let exported = burn::data_to_dlpack(TensorData::new(vec![1.0_f32, 2.0, 3.0, 4.0], [2, 2]))?;
 //! assert_eq!(exported.view()?.as_slice::<f32>()?, [1.0, 2.0, 3.0, 4.0]);
 //! // And in: any compact host DLPack tensor, over the producer's memory.
-//! let data: TensorData = burn::import_data(ManagedTensor::from_vec(vec![7_i64, 8, 9], &[3])?)?;
+//! let tensor = ManagedTensor::from_vec(vec![7_i64, 8, 9], &[3])?;
+//! let data: TensorData = burn::data_from_dlpack(tensor)?;
 //! assert_eq!(data.as_slice::<i64>().unwrap(), [7, 8, 9]);
 //! // Tensors, one call each way: no copy out of a host backend's tensor, nor into one.
 //! fn round_trip(t: Tensor<2>, device: &Device) -> Result<Tensor<2>, Error> {
-//!     burn::import_tensor(burn::export_tensor(t)?, device)
+//!     burn::tensor_from_dlpack(burn::tensor_to_dlpack(t)?, device)
 //! }
 //! assert_eq!(from_dlpack::<DataType>(&DType::Flex32)?, DataType::F32); // comes back as F32
 //! # assert_eq!(from_dlpack::<DType>(&DataType::F32)?, DType::F32);
@@ -61,12 +62,12 @@
 //!
 //! # `TensorData`
 //!
-//! - **Export, [`export_data`]: no copy, writable.** The export owns the `Bytes` until its
+//! - **Export, [`data_to_dlpack`]: no copy, writable.** The export owns the `Bytes` until its
 //!   deleter runs. Writable memory must be the export's alone, so the bytes are first taken for
 //!   writing through burn (`Bytes::write`): a buffer burn shares copy-on-write with another
 //!   `TensorData` is copied then, once, and one the `TensorData` owns alone (a `Vec`'s,
 //!   `TensorData::new`) is not. Compact row-major, as `TensorData` always is.
-//! - **Import, [`import_data`]: no copy where the layout allows.** A compact host tensor whose
+//! - **Import, [`data_from_dlpack`]: no copy where the layout allows.** A compact host tensor whose
 //!   first element is aligned for its type becomes `TensorData` over the producer's memory,
 //!   kept alive (and released to the producer) by burn's `Bytes`, whose
 //!   `property()` is then `AllocationProperty::Other`. Burn never writes that memory: a write
@@ -79,9 +80,9 @@
 //!
 //! # Tensors
 //!
-//! A burn `Tensor` is its `TensorData` on a device. [`export_tensor`] reads the data
+//! A burn `Tensor` is its `TensorData` on a device. [`tensor_to_dlpack`] reads the data
 //! (`Tensor::try_into_data`: no copy from a host backend's tensor that no other handle shares,
-//! one from the device otherwise) and exports it as above; [`import_tensor`] makes a tensor
+//! one from the device otherwise) and exports it as above; [`tensor_from_dlpack`] makes a tensor
 //! on the device you name (`Tensor::from_data`: flex keeps imported bytes as they are, ndarray
 //! borrows them, a GPU backend uploads them). `from_dlpack::<Tensor<D, K>>` imports onto burn's
 //! default device, and [`ToDlpackTensor`] for `Tensor` exports a copy, as any shared source
@@ -99,7 +100,7 @@
 //! - **Import:** the layout, validated when the DLPack tensor was made (every element inside
 //!   its extent); the data type against burn's table; the alignment of the first element (else
 //!   a copy); every `bool` byte (0 or 1); the length burn's `TensorData::try_from_bytes`
-//!   checks again. No DLPack input makes `import_data` panic, and a property test holds it to
+//!   checks again. No DLPack input makes `data_from_dlpack` panic, and a property test holds it to
 //!   that.
 
 use alloc::boxed::Box;
@@ -329,15 +330,15 @@ unsafe impl TensorOwner for ExportedData {
 ///
 /// let data = TensorData::new(vec![true, false, true], [3]);
 /// let address = data.as_bytes().as_ptr();
-/// let exported = burn::export_data(data)?;
+/// let exported = burn::data_to_dlpack(data)?;
 /// assert_eq!(exported.view()?.data_ptr(), address.cast()); // the same memory
 /// assert_eq!(exported.view()?.as_slice::<bool>()?, [true, false, true]);
 ///
 /// let wide = TensorData::new(vec![1_u32, 0], [2]).convert_dtype(DType::Bool(BoolStore::U32));
-/// assert!(burn::export_data(wide).is_err());
+/// assert!(burn::data_to_dlpack(wide).is_err());
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
-pub fn export_data(data: TensorData) -> Result<ManagedTensor, Error> {
+pub fn data_to_dlpack(data: TensorData) -> Result<ManagedTensor, Error> {
     let dtype = data.dtype().dlpack_data_type()?;
     let (mut bytes, shape, _) = data.into_parts();
     let shape = shape.as_slice().to_vec();
@@ -369,7 +370,7 @@ pub fn export_data(data: TensorData) -> Result<ManagedTensor, Error> {
     })
 }
 
-/// A copy of the data, exported: see [`export_data`].
+/// A copy of the data, exported: see [`data_to_dlpack`].
 ///
 /// ```
 /// use burn_std::TensorData;
@@ -383,7 +384,7 @@ pub fn export_data(data: TensorData) -> Result<ManagedTensor, Error> {
 /// ```
 impl ToDlpackTensor for TensorData {
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        export_data(self.clone())
+        data_to_dlpack(self.clone())
     }
 }
 
@@ -535,13 +536,13 @@ fn copy_data(view: &TensorView<'_>, dtype: DType, shape: Vec<usize>) -> Result<T
 ///
 /// let tensor = ManagedTensor::from_vec(vec![0.5_f32, 1.5], &[1, 2])?;
 /// let address = tensor.view()?.data_ptr();
-/// let data: TensorData = burn::import_data(tensor)?;
+/// let data: TensorData = burn::data_from_dlpack(tensor)?;
 /// assert_eq!(data.as_bytes().as_ptr(), address.cast()); // the producer's memory
 /// assert_eq!(data.bytes().property(), AllocationProperty::Other);
 /// assert_eq!(data.as_slice::<f32>().unwrap(), [0.5, 1.5]);
 /// # Ok::<(), dlpack_core::Error>(())
 /// ```
-pub fn import_data(tensor: ManagedTensor) -> Result<TensorData, Error> {
+pub fn data_from_dlpack(tensor: ManagedTensor) -> Result<TensorData, Error> {
     let view = tensor.view()?;
     let dtype = DType::from_dlpack_data_type(view.dtype())?;
     // Validated: every dimension is non-negative and their product fits `isize`.
@@ -574,7 +575,7 @@ pub fn import_data(tensor: ManagedTensor) -> Result<TensorData, Error> {
         .map_err(|err| Error::msg(format_args!("burn refused the tensor's data: {err:?}")))
 }
 
-/// Any DLPack tensor source as `TensorData`: [`import_data`] of the tensor it exports.
+/// Any DLPack tensor source as `TensorData`: [`data_from_dlpack`] of the tensor it exports.
 ///
 /// ```
 /// use burn_std::{DType, TensorData};
@@ -586,7 +587,7 @@ pub fn import_data(tensor: ManagedTensor) -> Result<TensorData, Error> {
 /// ```
 impl FromDlpackTensor for TensorData {
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
-        import_data(tensor)
+        data_from_dlpack(tensor)
     }
 }
 
@@ -603,7 +604,7 @@ fn kind_holds<K: TensorKind>(dtype: DType) -> bool {
 }
 
 /// Exports a burn tensor's data: `Tensor::try_into_data` (no copy from a host backend's
-/// tensor no other handle shares; a copy from a GPU), then [`export_data`]. (The tensors of
+/// tensor no other handle shares; a copy from a GPU), then [`data_to_dlpack`]. (The tensors of
 /// these examples need a burn backend, which the application links; `tests/burn` runs them on
 /// flex.)
 ///
@@ -613,24 +614,24 @@ fn kind_holds<K: TensorKind>(dtype: DType) -> bool {
 ///
 /// /// A framework op's output, handed to any DLPack consumer.
 /// fn hand_over(logits: Tensor<2>) -> Result<ManagedTensor, Error> {
-///     burn::export_tensor(logits)
+///     burn::tensor_to_dlpack(logits)
 /// }
 /// ```
-pub fn export_tensor<const D: usize, K>(tensor: Tensor<D, K>) -> Result<ManagedTensor, Error>
+pub fn tensor_to_dlpack<const D: usize, K>(tensor: Tensor<D, K>) -> Result<ManagedTensor, Error>
 where
     K: TensorKind + Basic,
 {
     let data = tensor
         .try_into_data()
         .map_err(|err| Error::msg(format_args!("burn could not read the tensor: {err:?}")))?;
-    export_data(data)
+    data_to_dlpack(data)
 }
 
-/// A burn tensor of rank `D` and kind `K` on `device`, over `tensor`'s data ([`import_data`],
+/// A burn tensor of rank `D` and kind `K` on `device`, over `tensor`'s data ([`data_from_dlpack`],
 /// then `Tensor::from_data` with the data's own data type). Refuses another rank, another kind
 /// (float data for an `Int` tensor), and a data type `device` does not support. burn has no
 /// rank-0 tensors (its `from_data` panics on `Tensor<0>`), so `D = 0` is refused whatever the
-/// data: a 0-d DLPack tensor crosses as [`TensorData`], through [`import_data`].
+/// data: a 0-d DLPack tensor crosses as [`TensorData`], through [`data_from_dlpack`].
 ///
 /// ```
 /// use burn_tensor::{Device, Int, Tensor};
@@ -638,10 +639,10 @@ where
 ///
 /// /// Token ids from any producer, on the device the model runs on.
 /// fn token_ids(tensor: ManagedTensor, device: &Device) -> Result<Tensor<1, Int>, Error> {
-///     burn::import_tensor(tensor, device)
+///     burn::tensor_from_dlpack(tensor, device)
 /// }
 /// ```
-pub fn import_tensor<const D: usize, K>(
+pub fn tensor_from_dlpack<const D: usize, K>(
     tensor: ManagedTensor,
     device: &BurnDevice,
 ) -> Result<Tensor<D, K>, Error>
@@ -651,11 +652,11 @@ where
     if D == 0 {
         // burn's `Tensor::from_data` panics on rank 0 ("Tried to create a 0-dim tensor").
         return Err(Error::msg(
-            "a burn Tensor<0> cannot be made: burn has no rank-0 tensors; import the data \
-             with `bridges::burn::import_data`, or reshape it to [1] first",
+            "a burn Tensor<0> cannot be made: burn has no rank-0 tensors; take the data as \
+             TensorData with `bridges::burn::data_from_dlpack`, or reshape it to [1] first",
         ));
     }
-    let data = import_data(tensor)?;
+    let data = data_from_dlpack(tensor)?;
     let dtype = data.dtype();
     if data.shape().num_dims() != D {
         return Err(Error::msg(format_args!(
@@ -694,11 +695,11 @@ where
     K: TensorKind + Basic,
 {
     fn to_dlpack_tensor(&self) -> Result<ManagedTensor, Error> {
-        export_tensor(self.clone())
+        tensor_to_dlpack(self.clone())
     }
 }
 
-/// A tensor on burn's default device: [`import_tensor`] on `Device::default()`, the device
+/// A tensor on burn's default device: [`tensor_from_dlpack`] on `Device::default()`, the device
 /// burn picks (`BURN_DEVICE`, else the first backend this build links in burn's order: CUDA,
 /// Metal, ROCm, wgpu, CPU, LibTorch, flex, ndarray). A build that links no backend is an
 /// error here, where burn's `Device::default()` would panic; a `BURN_DEVICE` naming a backend
@@ -722,6 +723,6 @@ where
     K: TensorKind + Basic,
 {
     fn from_dlpack_tensor(tensor: ManagedTensor) -> Result<Self, Error> {
-        import_tensor(tensor, &default_device()?)
+        tensor_from_dlpack(tensor, &default_device()?)
     }
 }

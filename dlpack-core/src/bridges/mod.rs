@@ -32,10 +32,11 @@
 //! 3. **What needs the caller's promise**: an `unsafe fn`, with the contract where the
 //!    `unsafe` is (candle's `share` and `Shared`, zero-copy over storage candle may write).
 //! 4. **Free functions**, only for what a trait method cannot say: an argument the traits have
-//!    no room for, or ownership they cannot take (burn's `export_data(data)` consumes the
+//!    no room for, or ownership they cannot take (burn's `data_to_dlpack(data)` consumes the
 //!    `TensorData` to share its bytes, where `to_dlpack_tensor(&self)` must copy; burn's
-//!    `import_tensor(tensor, &device)` names the device), or a file format with no tensor type
-//!    of its own (safetensors' `Tensors` and `tensors`).
+//!    `tensor_from_dlpack(tensor, &device)` names the device), or a file format with no
+//!    tensor type of its own (safetensors' `Tensors` and `tensors`). Their names say which
+//!    way they go, as `from_dlpack` does: `<burn's type>_to_dlpack`, `<burn's type>_from_dlpack`.
 //!
 //! A bridge's module page says, for each path, what it copies and what it checks.
 //!

@@ -1,7 +1,9 @@
 //! What of [`Device`] returns the crate's [`Error`]: the checked constructor, the check, and
 //! parsing a name. Apart from the rest of `Device` because [`Error`] names device sets, whose
-//! ranges are made with `Device`'s own methods: kept here, the circle through the error type
-//! stays open.
+//! ranges are made with `Device`'s own methods (`DeviceRange::one` takes a device's canonical
+//! form, `cpu:1` as `cpu`, from `Device::canonical`): kept here, the circle through the error
+//! type stays open. `DataType`'s are beside the rest of it, since a data type set needs no
+//! method of `DataType`.
 
 use core::str::FromStr;
 

@@ -201,9 +201,15 @@ const fn data_type_interval(data_type: DataType) -> Interval {
     }
 }
 
+/// The data type an interval of [`data_type_interval`] stands for: its fields, unpacked as
+/// that function packs them.
 const fn data_type_of(interval: Interval) -> DataType {
     let c = interval.class;
-    DataType::new(DLDataTypeCode(c as u8), (c >> 8) as u8, (c >> 16) as u16)
+    DataType {
+        code: DLDataTypeCode(c as u8),
+        bits: (c >> 8) as u8,
+        lanes: (c >> 16) as u16,
+    }
 }
 
 impl Set<DataType> {

@@ -104,47 +104,23 @@ pub const ANY_ORDINAL: i32 = -1;
 /// What a marker requires: implemented by the markers of this module, and by no other type.
 ///
 /// ```
-/// use dlpack_core::tensor::require::{AnyDevice, Compact, Owned, Requirement};
+/// use dlpack_core::tensor::require::{AnyDevice, Compact, Cuda, Owned, Requirement};
 /// type Both = AnyDevice<Compact<Owned>>;
 /// assert!(Both::ANY_DEVICE && Both::COMPACT && Both::OWNED && !Both::WRITE);
+/// assert_eq!(Both::CUDA, None);
+/// assert_eq!(<Cuda<Owned, 1>>::CUDA, Some(1));
 /// ```
 pub trait Requirement: sealed::Sealed {
     /// The elements are written: `READ_ONLY` is refused.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::require::{ReadWrite, Requirement};
-    /// assert!(ReadWrite::WRITE);
-    /// ```
     const WRITE: bool;
     /// The tensor is held owned, and the argument is `Send`.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::require::{Owned, Requirement};
-    /// assert!(Owned::OWNED);
-    /// ```
     const OWNED: bool;
     /// Only compact row-major strides.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::require::{Compact, Owned, Requirement};
-    /// assert!(<Compact<Owned> as Requirement>::COMPACT);
-    /// ```
     const COMPACT: bool;
     /// Any device, rather than one the host can read.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::require::{AnyDevice, ReadOnly, Requirement};
-    /// assert!(<AnyDevice<ReadOnly> as Requirement>::ANY_DEVICE);
-    /// ```
     const ANY_DEVICE: bool;
     /// A CUDA device: `Some(ordinal)`, or `Some(ANY_ORDINAL)` for any; `None` where
     /// [`ANY_DEVICE`](Self::ANY_DEVICE) decides.
-    ///
-    /// ```
-    /// use dlpack_core::tensor::require::{Cuda, ReadOnly, Requirement};
-    /// assert_eq!(<Cuda<ReadOnly, 0> as Requirement>::CUDA, Some(0));
-    /// assert_eq!(<ReadOnly as Requirement>::CUDA, None);
-    /// ```
     const CUDA: Option<i32> = None;
     /// What makes a borrowed argument neither `Send` nor `Sync`.
     #[doc(hidden)]
@@ -189,13 +165,6 @@ mod sealed {
 }
 
 /// Borrowed, in place.
-///
-/// ```
-/// use dlpack_core::tensor::require::*;
-/// let flags = |w, o, c, a| (w, o, c, a);
-/// let m = flags(<ReadOnly as Requirement>::WRITE, <ReadOnly as Requirement>::OWNED, <ReadOnly as Requirement>::COMPACT, <ReadOnly as Requirement>::ANY_DEVICE);
-/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
-/// ```
 impl Requirement for ReadOnly {
     const WRITE: bool = false;
     const OWNED: bool = false;
@@ -205,13 +174,6 @@ impl Requirement for ReadOnly {
 }
 
 /// Held, written in place.
-///
-/// ```
-/// use dlpack_core::tensor::require::*;
-/// let flags = |w, o, c, a| (w, o, c, a);
-/// let m = flags(<ReadWrite as Requirement>::WRITE, <ReadWrite as Requirement>::OWNED, <ReadWrite as Requirement>::COMPACT, <ReadWrite as Requirement>::ANY_DEVICE);
-/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
-/// ```
 impl Requirement for ReadWrite {
     const WRITE: bool = true;
     const OWNED: bool = false;
@@ -221,13 +183,6 @@ impl Requirement for ReadWrite {
 }
 
 /// Held owned, `Send`.
-///
-/// ```
-/// use dlpack_core::tensor::require::*;
-/// let flags = |w, o, c, a| (w, o, c, a);
-/// let m = flags(<Owned as Requirement>::WRITE, <Owned as Requirement>::OWNED, <Owned as Requirement>::COMPACT, <Owned as Requirement>::ANY_DEVICE);
-/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
-/// ```
 impl Requirement for Owned {
     const WRITE: bool = false;
     const OWNED: bool = true;
@@ -237,13 +192,6 @@ impl Requirement for Owned {
 }
 
 /// `A`'s, compact.
-///
-/// ```
-/// use dlpack_core::tensor::require::*;
-/// let flags = |w, o, c, a| (w, o, c, a);
-/// let m = flags(<Compact<ReadOnly> as Requirement>::WRITE, <Compact<ReadOnly> as Requirement>::OWNED, <Compact<ReadOnly> as Requirement>::COMPACT, <Compact<ReadOnly> as Requirement>::ANY_DEVICE);
-/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
-/// ```
 impl<A: Requirement> Requirement for Compact<A> {
     const WRITE: bool = A::WRITE;
     const OWNED: bool = A::OWNED;
@@ -254,13 +202,6 @@ impl<A: Requirement> Requirement for Compact<A> {
 }
 
 /// `A`'s, on any device.
-///
-/// ```
-/// use dlpack_core::tensor::require::*;
-/// let flags = |w, o, c, a| (w, o, c, a);
-/// let m = flags(<AnyDevice<ReadOnly> as Requirement>::WRITE, <AnyDevice<ReadOnly> as Requirement>::OWNED, <AnyDevice<ReadOnly> as Requirement>::COMPACT, <AnyDevice<ReadOnly> as Requirement>::ANY_DEVICE);
-/// assert_eq!(m.0 as u8 + m.1 as u8 + m.2 as u8 + m.3 as u8 <= 2, true);
-/// ```
 impl<A: Requirement> Requirement for AnyDevice<A> {
     const WRITE: bool = A::WRITE;
     const OWNED: bool = A::OWNED;
@@ -270,12 +211,6 @@ impl<A: Requirement> Requirement for AnyDevice<A> {
 }
 
 /// As `A`, on a CUDA device.
-///
-/// ```
-/// use dlpack_core::tensor::require::{Compact, Cuda, ReadWrite, Requirement};
-/// type OnGpu0 = Cuda<Compact<ReadWrite>, 0>;
-/// assert!(OnGpu0::ANY_DEVICE && OnGpu0::COMPACT && OnGpu0::WRITE);
-/// ```
 impl<A: Requirement, const ORDINAL: i32> Requirement for Cuda<A, ORDINAL> {
     const WRITE: bool = A::WRITE;
     const OWNED: bool = A::OWNED;
@@ -283,4 +218,50 @@ impl<A: Requirement, const ORDINAL: i32> Requirement for Cuda<A, ORDINAL> {
     const ANY_DEVICE: bool = true;
     const CUDA: Option<i32> = Some(ORDINAL);
     type Holds = A::Holds;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `A` requires, as `(WRITE, OWNED, COMPACT, ANY_DEVICE, CUDA)`.
+    type Flags = (bool, bool, bool, bool, Option<i32>);
+
+    fn flags<A: Requirement>() -> Flags {
+        (A::WRITE, A::OWNED, A::COMPACT, A::ANY_DEVICE, A::CUDA)
+    }
+
+    /// Every marker, and each wrapper over each access, in one table: the impls carry no
+    /// examples of their own, and a changed flag shows here as one row's difference.
+    #[test]
+    fn flags_of_every_requirement() {
+        macro_rules! rows {
+            ($($marker:ty => $flags:expr,)*) => {
+                [$((stringify!($marker), flags::<$marker>(), $flags)),*]
+            };
+        }
+        const F: bool = false;
+        const T: bool = true;
+        let rows: [(&str, Flags, Flags); 16] = rows! {
+            ReadOnly => (F, F, F, F, None),
+            ReadWrite => (T, F, F, F, None),
+            Owned => (F, T, F, F, None),
+            Compact => (F, F, T, F, None),
+            Compact<ReadWrite> => (T, F, T, F, None),
+            Compact<Owned> => (F, T, T, F, None),
+            AnyDevice => (F, F, F, T, None),
+            AnyDevice<ReadWrite> => (T, F, F, T, None),
+            AnyDevice<Owned> => (F, T, F, T, None),
+            AnyDevice<Compact<Owned>> => (F, T, T, T, None),
+            Compact<AnyDevice<ReadWrite>> => (T, F, T, T, None),
+            Cuda => (F, F, F, T, Some(ANY_ORDINAL)),
+            Cuda<ReadWrite, 0> => (T, F, F, T, Some(0)),
+            Cuda<Owned, 1> => (F, T, F, T, Some(1)),
+            Cuda<Compact<ReadWrite>, 0> => (T, F, T, T, Some(0)),
+            Compact<Cuda<Owned, 2>> => (F, T, T, T, Some(2)),
+        };
+        for (marker, got, want) in rows {
+            assert_eq!(got, want, "{marker}");
+        }
+    }
 }

@@ -54,7 +54,7 @@ fn a_tensor_leaves_as_its_own_memory_writable() {
     let address = data.as_bytes().as_ptr();
     let t = Tensor::<2>::from_data(data, &flex());
     // flex keeps `TensorData`'s bytes, and gives them back to a tensor no one else holds.
-    let exported = burn::export_tensor(t).unwrap();
+    let exported = burn::tensor_to_dlpack(t).unwrap();
     let view = exported.view().unwrap();
     assert_eq!(view.data_ptr(), address.cast(), "no copy on the way out");
     assert_eq!(
@@ -82,7 +82,7 @@ fn a_shared_tensor_leaves_as_a_copy_and_stays_the_callers() {
 #[test]
 fn a_tensor_arrives_over_the_producers_memory_and_burn_writes_a_copy() {
     let values: Arc<[f32]> = Arc::from([1.0, 2.0, 3.0, 4.0]);
-    let t: Tensor<2> = burn::import_tensor(shared_f32(&values, &[2, 2]), &flex()).unwrap();
+    let t: Tensor<2> = burn::tensor_from_dlpack(shared_f32(&values, &[2, 2]), &flex()).unwrap();
     assert_eq!(t.dims(), [2, 2]);
     // Read where it lies: the unique tensor's data is the producer's bytes.
     let data = t.clone().into_data(); // shared with `t`: flex copies
@@ -98,7 +98,7 @@ fn a_tensor_arrives_over_the_producers_memory_and_burn_writes_a_copy() {
     assert_eq!(Arc::strong_count(&values), 1, "released when burn drops it");
 
     // An op flex may run in place (the tensor is unique) writes a copy of its own.
-    let t: Tensor<2> = burn::import_tensor(shared_f32(&values, &[2, 2]), &flex()).unwrap();
+    let t: Tensor<2> = burn::tensor_from_dlpack(shared_f32(&values, &[2, 2]), &flex()).unwrap();
     let doubled = t.mul_scalar(2.0).add_scalar(1.0);
     assert_eq!(
         doubled.into_data().as_slice::<f32>().unwrap(),
@@ -122,7 +122,7 @@ fn from_dlpack_puts_a_tensor_on_the_default_device() {
 
     let mask: Tensor<1, Bool> = from_dlpack(&vec![true, false]).unwrap();
     assert_eq!(mask.dtype(), DType::Bool(BoolStore::Native));
-    let back = burn::export_tensor(mask.bool_not()).unwrap();
+    let back = burn::tensor_to_dlpack(mask.bool_not()).unwrap();
     assert_eq!(
         back.view().unwrap().as_slice::<bool>().unwrap(),
         [false, true]
@@ -134,30 +134,31 @@ fn from_dlpack_puts_a_tensor_on_the_default_device() {
 
 #[test]
 fn zero_size_and_rank_zero_tensors() {
-    let empty: Tensor<2> = burn::import_tensor(
+    let empty: Tensor<2> = burn::tensor_from_dlpack(
         ManagedTensor::from_vec(Vec::<f32>::new(), &[0, 3]).unwrap(),
         &flex(),
     )
     .unwrap();
     assert_eq!(empty.dims(), [0, 3]);
-    let out = burn::export_tensor(empty).unwrap();
+    let out = burn::tensor_to_dlpack(empty).unwrap();
     assert_eq!(out.view().unwrap().shape(), [0, 3]);
     assert_eq!(out.view().unwrap().len(), 0);
 
     // burn has no rank-0 tensor type: a 0-d tensor is refused with the rank, and the
     // `TensorData` it is made of crosses as it is.
     let scalar = ManagedTensor::from_vec(vec![4.5_f64], &[]).unwrap();
-    let err = burn::import_tensor::<1, burn_tensor::Float>(scalar, &flex()).unwrap_err();
+    let err = burn::tensor_from_dlpack::<1, burn_tensor::Float>(scalar, &flex()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "a burn Tensor<1> has 1 dimensions; the DLPack tensor has 0 (shape [])"
     );
-    let data = burn::import_data(ManagedTensor::from_vec(vec![4.5_f64], &[]).unwrap()).unwrap();
+    let data =
+        burn::data_from_dlpack(ManagedTensor::from_vec(vec![4.5_f64], &[]).unwrap()).unwrap();
     assert_eq!(
         (data.shape().num_dims(), data.as_slice::<f64>().unwrap()),
         (0, &[4.5][..])
     );
-    let out = burn::export_data(data).unwrap();
+    let out = burn::data_to_dlpack(data).unwrap();
     assert_eq!(
         (out.view().unwrap().shape(), out.view().unwrap().len()),
         (&[][..], 1)
@@ -169,32 +170,33 @@ fn zero_size_and_rank_zero_tensors() {
 /// DLPack tensor into a `Tensor<1>` is refused with the rank, as above.
 #[test]
 fn a_rank_zero_burn_tensor_is_refused_not_a_panic() {
-    let message = "a burn Tensor<0> cannot be made: burn has no rank-0 tensors; import the \
-                   data with `bridges::burn::import_data`, or reshape it to [1] first";
+    let message = "a burn Tensor<0> cannot be made: burn has no rank-0 tensors; take the \
+                   data as TensorData with `bridges::burn::data_from_dlpack`, or reshape it \
+                   to [1] first";
     let scalar = || ManagedTensor::from_vec(vec![4.5_f32], &[]).unwrap();
-    let err = burn::import_tensor::<0, burn_tensor::Float>(scalar(), &flex()).unwrap_err();
+    let err = burn::tensor_from_dlpack::<0, burn_tensor::Float>(scalar(), &flex()).unwrap_err();
     assert_eq!(err.to_string(), message);
     let err = from_dlpack::<Tensor<0>>(&scalar()).unwrap_err();
     assert_eq!(err.to_string(), message);
     let ints = ManagedTensor::from_vec(vec![7_i32], &[]).unwrap();
-    let err = burn::import_tensor::<0, Int>(ints, &flex()).unwrap_err();
+    let err = burn::tensor_from_dlpack::<0, Int>(ints, &flex()).unwrap_err();
     assert_eq!(err.to_string(), message);
     let empty = ManagedTensor::from_vec(Vec::<u8>::new(), &[0]).unwrap();
-    let err = burn::import_tensor::<0, Int>(empty, &flex()).unwrap_err();
+    let err = burn::tensor_from_dlpack::<0, Int>(empty, &flex()).unwrap_err();
     assert_eq!(err.to_string(), message);
 }
 
 #[test]
 fn the_wrong_rank_kind_or_data_is_refused_with_the_reason() {
     let matrix = || ManagedTensor::from_vec(vec![1.0_f32; 6], &[2, 3]).unwrap();
-    let err = burn::import_tensor::<3, burn_tensor::Float>(matrix(), &flex()).unwrap_err();
+    let err = burn::tensor_from_dlpack::<3, burn_tensor::Float>(matrix(), &flex()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "a burn Tensor<3> has 3 dimensions; the DLPack tensor has 2 (shape [2, 3])"
     );
-    let err = burn::import_tensor::<2, Int>(matrix(), &flex()).unwrap_err();
+    let err = burn::tensor_from_dlpack::<2, Int>(matrix(), &flex()).unwrap_err();
     assert_eq!(err.to_string(), "a burn Int tensor cannot hold F32 data");
-    let err = burn::import_tensor::<2, Bool>(matrix(), &flex()).unwrap_err();
+    let err = burn::tensor_from_dlpack::<2, Bool>(matrix(), &flex()).unwrap_err();
     assert_eq!(err.to_string(), "a burn Bool tensor cannot hold F32 data");
 
     let err = from_dlpack::<Tensor<1>>(&vec![0_u64; 2]).unwrap_err();
@@ -216,7 +218,7 @@ fn any_dlpack_input_becomes_a_burn_tensor_or_an_error() {
         let Some(tensor) = case.tensor() else {
             return 0;
         };
-        let Ok(t) = burn::import_tensor::<D, K>(tensor, &flex()) else {
+        let Ok(t) = burn::tensor_from_dlpack::<D, K>(tensor, &flex()) else {
             return 0;
         };
         assert_eq!(t.dims().as_slice(), case.shape, "{case:?}");

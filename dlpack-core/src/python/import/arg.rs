@@ -313,7 +313,7 @@ type Types<T, A> = PhantomData<(fn() -> T, <A as Requirement>::Holds)>;
     label = "not an `Element` (`f32`, `half::f16`, …) nor a dtype type (`DataType`, an enum that derives `DlpackDataType`)",
     note = "a typed argument names its element type (`TensorArg<'_, f32>`); an untyped one, the dtype type its kernels are dispatched over (`TensorArg<'_, DType>`)"
 )]
-pub trait ArgType {
+pub trait ArgType: sealed::Sealed {
     /// Whether a tensor of `data_type` is taken.
     #[doc(hidden)]
     fn accepts(data_type: DataType) -> bool;
@@ -363,6 +363,14 @@ fn one_of(out: &mut String, data_types: impl Iterator<Item = DataType>) {
     }
 }
 
+/// Seals [`ArgType`]: its impls are this file's, so a type it takes is an `Element` or a
+/// dtype type, as its messages say.
+mod sealed {
+    pub trait Sealed {}
+}
+
+impl<E: Dispatch> sealed::Sealed for E {}
+
 #[diagnostic::do_not_recommend]
 impl<E: Dispatch> ArgType for E {
     #[inline]
@@ -381,6 +389,9 @@ impl<E: Dispatch> ArgType for E {
 macro_rules! element_args {
     ($($(#[$cfg:meta])* $ty:ty,)*) => {
         $(
+            $(#[$cfg])*
+            impl sealed::Sealed for $ty {}
+
             $(#[$cfg])*
             impl ArgType for $ty {
                 #[inline]
