@@ -104,6 +104,7 @@ fn flag(obj: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<bool> {
 /// A check's answer, `None` where it could not be asked: it raised an `Exception` (a method
 /// PyTorch does not have yet, a subclass that allows it not), which then sends the tensor to
 /// `__dlpack__`. `KeyboardInterrupt` and `SystemExit` are no answer; they go on to the caller.
+#[inline]
 fn asked(py: Python<'_>, answer: PyResult<bool>) -> PyResult<Option<bool>> {
     match answer {
         Ok(answer) => Ok(Some(answer)),
