@@ -150,9 +150,9 @@ mod readers {
     /// The readers of the last class they were found on.
     struct Found(UnsafeCell<Option<Readers>>);
 
-    // SAFETY: reached only in `of`, whose callers hold the GIL (this module is not built for
-    // free-threaded Python), which serialises them; the function pointers it holds are those of
-    // an extension module, which CPython never unloads.
+    // SAFETY: reached only in `of` and `found_again`, whose callers hold the GIL (this module is
+    // not built for free-threaded Python), which serialises them; the function pointers it
+    // holds are those of an extension module, which CPython never unloads.
     unsafe impl Sync for Found {}
 
     static FOUND: Found = Found(UnsafeCell::new(None));
