@@ -28,7 +28,10 @@
   `tvm_ffi.from_dlpack(our tensor)` (our table) against `tvm_ffi.from_dlpack(paddle tensor)`
   (Paddle's); and the borrowed view of a NumPy array from Rust (`dlpack_demo.nbytes`, a kernel
   that reads the view's metadata and nothing else) against our owning import of it. Skipped
-  with the reason when paddle or tvm_ffi is absent.
+  with the reason when paddle or tvm_ffi is absent. And `dlpack_demo.from_dlpack(x)` against
+  `tvm_ffi.from_dlpack(x)` for x a PyTorch CPU tensor (PyTorch's table on both sides; ours
+  also reads the tensor's negative bit and `requires_grad`, which TVM FFI does not), skipped
+  with the reason when torch is absent.
 
 - Typed tensor arguments (`dlpack_core::python::TensorArg`): `dlpack_demo.nbytes(x)` (a typed
   argument) against `dlpack_demo.nbytes_of_view(x)` (the same body on `with_tensor_view`) on
@@ -198,7 +201,17 @@ def exchange_lines(repeat):
         (f"{names[5]} (dlpack_demo.nbytes)", lambda: dlpack_demo.nbytes(array),
          "dlpack_demo.from_dlpack(ndarray)", lambda: dlpack_demo.from_dlpack(array)),
     ]
-    return compared(lines, number, repeat, 1.0)
+    results = compared(lines, number, repeat, 1.0)
+    torch_name = "dlpack_demo.from_dlpack(torch tensor)"
+    try:
+        import torch
+    except Exception as e:  # torch is optional (scripts/python-tests.sh --with-torch installs it)
+        return results + [{"name": torch_name, "skip": f"torch unavailable ({e.__class__.__name__}: {e})"}]
+    tt = torch.zeros(shape, dtype=torch.float32)
+    assert dlpack_demo.from_dlpack(tt).shape == tuple(tvm_ffi.from_dlpack(tt).shape) == shape
+    return results + compared([(torch_name, lambda: dlpack_demo.from_dlpack(tt),
+                                "tvm_ffi.from_dlpack(torch tensor)", lambda: tvm_ffi.from_dlpack(tt))],
+                              number, repeat, 1.0)
 
 
 def framework_lines(repeat):

@@ -262,6 +262,37 @@ def test_a_table_failure_is_pytorchs_buffer_error_not_a_runtime_error(make, mess
             attempt()
 
 
+def test_the_checks_read_the_class_as_it_is_now(monkeypatch):
+    # The checks call PyTorch's own functions behind is_neg and requires_grad, found once on
+    # torch.Tensor: a change to the class is seen at the next import, and a torch function mode
+    # still answers for the tensor, as it does for x.is_neg().
+    x = torch.arange(3.0)
+    assert dlpack_demo.from_dlpack(x).tolist() == [0.0, 1.0, 2.0]
+    with monkeypatch.context() as patched:
+        patched.setattr(torch.Tensor, "is_neg", lambda self: True)
+        for attempt in both_imports(x):
+            with pytest.raises(BufferError, match="negative bit set"):
+                attempt()
+    assert dlpack_demo.from_dlpack(x).tolist() == [0.0, 1.0, 2.0]
+    with monkeypatch.context() as patched:
+        patched.setattr(torch.Tensor, "requires_grad", property(lambda self: True))
+        with pytest.raises(BufferError, match="Can't export tensors that require gradient"):
+            dlpack_demo.from_dlpack(x)
+    assert dlpack_demo.from_dlpack(x).tolist() == [0.0, 1.0, 2.0]
+
+    class Negating(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", None) == "is_neg":
+                return True
+            return func(*args, **(kwargs or {}))
+
+    with Negating():
+        assert x.is_neg()
+        with pytest.raises(BufferError, match="negative bit set"):
+            dlpack_demo.from_dlpack(x)
+    assert dlpack_demo.from_dlpack(x).tolist() == [0.0, 1.0, 2.0]
+
+
 def test_conjugate_views_resolved_and_detached_tensors_import_right():
     x = torch.tensor([1 + 2j, 3 - 4j])
     assert dlpack_demo.from_dlpack(x.conj().resolve_conj()).tolist() == [1 - 2j, 3 + 4j]

@@ -9,11 +9,11 @@ use crate::Device;
 use pyo3::types::PyString;
 
 use super::names::python_error;
+use crate::python::ValueKind;
 use crate::python::message::type_name;
 use crate::python::values::classify::{ClassKind, object_kind};
 use crate::python::values::libraries::{Recognised, is_numpy_scalar};
-use crate::python::values::read::{Named, read_name};
-use crate::python::{ValueKind, value_kind};
+use crate::python::values::read::{Named, kind_of_value, read_name};
 
 /// `from_dlpack(obj, /, *, device=None, copy=None)` as the DLPack RFC proposes it, over your tensor
 /// type `T`, data type class `D` and device class `V`: a tensor (anything with `__dlpack__`, a
@@ -22,7 +22,7 @@ use crate::python::{ValueKind, value_kind};
 /// `device=` and `copy=`; a data type object or name becomes a `D`, and a device object, name
 /// or `(device_type, device_id)` tuple a `V`, read as [`DataTypeLike`](crate::python::DataTypeLike)
 /// and [`DeviceLike`](crate::python::DeviceLike) read them. Which one `obj` is, is decided as
-/// [`value_kind`] decides it.
+/// [`value_kind`](crate::python::value_kind) decides it.
 ///
 /// `device=` and `copy=` are for tensors: with a data type or a device they are a `TypeError`
 /// (a data type has no device to move to, nothing to copy). Anything else is a `TypeError`
@@ -112,7 +112,9 @@ where
     let py = obj.py();
     // A name is read once, as what it names: `from_dlpack("cuda:1")` costs what
     // `Device("cuda:1")` does, and a little more.
-    if let ClassKind::Recognised(Recognised::Name) = object_kind(obj)? {
+    // The class is classified once, for both questions below.
+    let class_kind = object_kind(obj)?;
+    if let ClassKind::Recognised(Recognised::Name) = class_kind {
         let named = read_name(obj.cast::<PyString>()?.to_str()?)?;
         let what = match named {
             Named::DataType(_) => "data type",
@@ -130,7 +132,7 @@ where
                 .into_any(),
         });
     }
-    let kind = value_kind(obj)?;
+    let kind = kind_of_value(obj, class_kind)?;
     let what = match kind {
         Some(ValueKind::Tensor) => {
             let tensor = import(obj, device, copy)?;

@@ -175,7 +175,16 @@ pub enum ValueKind {
 /// # Ok::<(), PyErr>(())
 /// ```
 pub fn value_kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<ValueKind>> {
-    Ok(match object_kind(obj)? {
+    kind_of_value(obj, object_kind(obj)?)
+}
+
+/// [`value_kind`] of `obj`, whose class is of kind `kind` ([`object_kind`]), for a caller that
+/// has it already.
+pub(crate) fn kind_of_value(
+    obj: &Bound<'_, PyAny>,
+    kind: ClassKind,
+) -> PyResult<Option<ValueKind>> {
+    Ok(match kind {
         ClassKind::Protocol(ProtocolKind::Tensor) => Some(ValueKind::Tensor),
         ClassKind::Protocol(ProtocolKind::DataTypeObject) => {
             Some(ValueKind::DataTypeValue { by_protocol: true })
