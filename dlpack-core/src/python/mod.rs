@@ -448,7 +448,7 @@ pub use import::capsule_tensor;
 pub use import::import_tensor_on_stream;
 pub use import::{TensorArg, import_tensor, with_tensor_view};
 #[doc(hidden)]
-pub use named::NamedArg as __NamedArg;
+pub use named::{ArgNames as __ArgNames, Named as __Named, NamedArg as __NamedArg};
 pub use to_python::{PyTensor, to_python};
 #[doc(hidden)]
 pub use values::classify::EXCHANGE_API;
