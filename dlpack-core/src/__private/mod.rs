@@ -48,7 +48,7 @@ pub use crate::python::class::{ProtocolClass, generated};
 #[cfg(feature = "pyo3")]
 pub use crate::python::import::capsule_tensor;
 #[cfg(feature = "pyo3")]
-pub use crate::python::named::NamedArg;
+pub use crate::python::named::{ArgNames, Named, NamedArg};
 
 /// The derived `Runs` impl's header, written by a `macro_rules!` rather than by the derive:
 /// rustc ends an unmet bound of an impl whose trait path or self type a derive spanned with

@@ -1,14 +1,19 @@
 //! `#[tensor_args]`: the errors of a `#[pyfunction]`'s (or a `#[pymethods]` block's methods')
 //! arguments name the function and the argument. PyO3 tells an argument's extractor neither,
 //! so each argument the attribute knows — `TensorArg`, `DataTypeLike`, `DeviceLike`, `bool`,
-//! and an `Option` of any of them — gets `#[pyo3(from_py_with = …)]` with an extractor written
-//! here, beside the function (or the impl block), that passes both names:
-//! `sum(): argument 'x' must be a float32 tensor …`.
+//! and an `Option` of any of them — is given a type that carries both: `x: T` becomes
+//! `x: Named<T, N>` (`Option<Named<T, N>>` for an `Option<T>`), `N` a unit type written here,
+//! beside the function (or the impl block), whose `ArgNames` are the two names, and the body
+//! starts with `let x = x.__into_inner();`. A refusal reads `sum(): argument 'x' must be a
+//! float32 tensor …`, and PyO3 writes `T`'s annotation into the stubs (`x: TensorLike`), which
+//! it would not for an extractor function (`#[pyo3(from_py_with = …)]`). An argument whose
+//! signature default is not `None` (`flag = false`) keeps such an extractor, see
+//! [`name_arguments`].
 //!
-//! The attribute goes above `#[pyfunction]` or `#[pymethods]`: PyO3 reads the arguments'
-//! `#[pyo3(…)]` attributes when its own attribute expands, so one added after that (on a
-//! function below `#[pyfunction]`, or on a method inside a `#[pymethods]` block, which expands
-//! first) is "cannot find attribute `pyo3`". Written anywhere else, it says where it goes.
+//! The attribute goes above `#[pyfunction]` or `#[pymethods]`: PyO3 reads the arguments when
+//! its own attribute expands, so a change made after that (on a function below
+//! `#[pyfunction]`, or on a method inside a `#[pymethods]` block, which expands first) comes
+//! too late. Written anywhere else, it says where it goes.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -73,7 +78,15 @@ fn on_function(krate: &syn::Path, mut function: ItemFn) -> TokenStream {
     let python_name =
         python_name(&function.attrs).unwrap_or_else(|| function.sig.ident.to_string());
     let prefix = function.sig.ident.to_string();
-    let extractors = name_arguments(krate, &mut function.sig, &python_name, &prefix);
+    let extractors = name_arguments(
+        krate,
+        &function.vis,
+        &function.attrs,
+        &mut function.sig,
+        &mut function.block,
+        &python_name,
+        &prefix,
+    );
     quote!(#(#extractors)* #function)
 }
 
@@ -98,7 +111,10 @@ fn on_impl(krate: &syn::Path, mut block: ItemImpl) -> TokenStream {
         let prefix = format!("{class}_{}", method.sig.ident);
         extractors.extend(name_arguments(
             krate,
+            &method.vis,
+            &method.attrs,
             &mut method.sig,
+            &mut method.block,
             &python_name,
             &prefix,
         ));
@@ -106,46 +122,220 @@ fn on_impl(krate: &syn::Path, mut block: ItemImpl) -> TokenStream {
     quote!(#(#extractors)* #block)
 }
 
-/// Adds `#[pyo3(from_py_with = …)]` to each argument the attribute knows, and returns the
-/// extractors, named from `prefix` and the argument.
+/// Gives each argument the attribute knows its names: the type `Named<T, N>`, `N` a unit type
+/// declared here whose `ArgNames` are the function's and the argument's (unwrapped at the top
+/// of `block`), or, for an argument whose signature default is not `None`, an extractor
+/// (`#[pyo3(from_py_with = …)]`). Returns the items to write beside the function.
+///
+/// The type keeps what PyO3 knows of the argument: its stub annotation is `T`'s
+/// (`dlpack_typing.TensorLike`, …), where PyO3 writes none for a `from_py_with` parameter. A
+/// default other than `None` is a Rust value of `T`, not of `Named<T, N>`; converting it in
+/// the signature would show `...` for it in `__text_signature__` and the stub, so such an
+/// argument keeps the extractor and its default, untyped in the stub.
 fn name_arguments(
     krate: &syn::Path,
+    vis: &syn::Visibility,
+    attrs: &[Attribute],
     sig: &mut Signature,
+    block: &mut syn::Block,
     python_name: &str,
     prefix: &str,
 ) -> Vec<TokenStream> {
-    let mut extractors = Vec::new();
+    let defaults = signature_defaults(attrs);
+    let mut items = Vec::new();
+    let mut unwraps: Vec<syn::Stmt> = Vec::new();
     for arg in &mut sig.inputs {
         let FnArg::Typed(typed) = arg else { continue };
-        let (Pat::Ident(pat), true) = (&*typed.pat, is_named(&typed.ty)) else {
+        let Pat::Ident(pat) = &mut *typed.pat else {
             continue;
         };
+        if pat.by_ref.is_some() || pat.subpat.is_some() || !is_named(&typed.ty) {
+            continue;
+        }
         if has_from_py_with(&typed.attrs) {
             continue;
         }
         let argument = pat.ident.to_string();
         let argument = argument.strip_prefix("r#").unwrap_or(&argument).to_owned();
-        let extractor = format_ident!("__dlpack_tensor_arg_{}_{}", prefix, argument);
-        typed
-            .attrs
-            .push(syn::parse_quote!(#[pyo3(from_py_with = #extractor)]));
-        extractors.push(quote! {
+        let marker = format_ident!("__dlpack_tensor_arg_{}_{}", prefix, argument);
+        let default = defaults
+            .iter()
+            .find(|(name, _)| *name == argument)
+            .map(|&(_, is_none)| is_none);
+        if default == Some(false) {
+            typed
+                .attrs
+                .push(syn::parse_quote!(#[pyo3(from_py_with = #marker)]));
+            items.push(quote! {
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                #[inline(always)]
+                fn #marker<'a, 'py, T>(
+                    obj: &'a #krate::python::pyo3::Bound<'py, #krate::python::pyo3::PyAny>,
+                ) -> #krate::python::pyo3::PyResult<T>
+                where
+                    T: #krate::__private::NamedArg<'a>,
+                {
+                    const NAMES: &(&::core::primitive::str, &::core::primitive::str) =
+                        &(#python_name, #argument);
+                    T::__extract_named(#krate::python::pyo3::Bound::as_borrowed(obj), NAMES)
+                }
+            });
+            continue;
+        }
+        // The unwrapping is spanned on the declared type: an error of that type (a
+        // `TensorArg` of a type that is no element) points there, not at the attribute.
+        let span = syn::spanned::Spanned::span(&typed.ty);
+        let or_none = wrap_named(krate, &mut typed.ty, &marker);
+        items.push(quote! {
             #[doc(hidden)]
-            #[allow(non_snake_case)]
-            #[inline(always)]
-            fn #extractor<'a, 'py, T>(
-                obj: &'a #krate::python::pyo3::Bound<'py, #krate::python::pyo3::PyAny>,
-            ) -> #krate::python::pyo3::PyResult<T>
-            where
-                T: #krate::__private::NamedArg<'a>,
-            {
-                const NAMES: &(&::core::primitive::str, &::core::primitive::str) =
+            #[allow(non_camel_case_types)]
+            #vis struct #marker;
+            impl #krate::__private::ArgNames for #marker {
+                const NAMES: &'static (&'static ::core::primitive::str, &'static ::core::primitive::str) =
                     &(#python_name, #argument);
-                T::__extract_named(obj, NAMES)
+                const OR_NONE: ::core::primitive::bool = #or_none;
+            }
+        });
+        // The body sees the argument as it was declared: `mut` moves to the binding.
+        let mutability = pat.mutability.take();
+        let ident = &pat.ident;
+        let krate = respan(quote!(#krate), span);
+        unwraps.push(if or_none {
+            syn::parse_quote_spanned! {span=>
+                let #mutability #ident = ::core::option::Option::map(
+                    #ident,
+                    #krate::__private::Named::__into_inner,
+                );
+            }
+        } else {
+            syn::parse_quote_spanned! {span=>
+                let #mutability #ident = #krate::__private::Named::__into_inner(#ident);
             }
         });
     }
-    extractors
+    block.stmts.splice(0..0, unwraps);
+    items
+}
+
+/// `ty` (`T` or `Option<T>`) made `Named<T, marker>` (or `Option<Named<T, marker>>`, whose
+/// `Option` PyO3 still sees, for its `None` default), spanned on `T`; whether it is an
+/// `Option`.
+fn wrap_named(krate: &syn::Path, ty: &mut Type, marker: &syn::Ident) -> bool {
+    fn named(krate: &syn::Path, inner: &Type, marker: &syn::Ident) -> Type {
+        let span = syn::spanned::Spanned::span(inner);
+        let krate = respan(quote!(#krate), span);
+        syn::parse_quote_spanned!(span=> #krate::__private::Named<#inner, #marker>)
+    }
+    match ty {
+        Type::Group(group) => wrap_named(krate, &mut group.elem, marker),
+        Type::Path(path)
+            if path
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "Option") =>
+        {
+            let segment = path.path.segments.last_mut();
+            if let Some(syn::PathArguments::AngleBracketed(args)) =
+                segment.map(|segment| &mut segment.arguments)
+            {
+                if let Some(syn::GenericArgument::Type(inner)) = args.args.first_mut() {
+                    *inner = named(krate, inner, marker);
+                }
+            }
+            true
+        }
+        _ => {
+            *ty = named(krate, ty, marker);
+            false
+        }
+    }
+}
+
+/// `tokens`, every one of them spanned on `span`: a path written by the attribute, in a type
+/// or statement that rustc's errors point at by its first and last tokens, which then point at
+/// the user's tokens rather than at the attribute.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                token = TokenTree::Group(respanned);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
+}
+
+/// The arguments that the signature (`#[pyo3(signature = (…))]`, `#[pyfunction(signature =
+/// (…))]`) gives a default, each with whether that default is `None`.
+fn signature_defaults(attrs: &[Attribute]) -> Vec<(String, bool)> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut defaults = Vec::new();
+    for attr in attrs {
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        if !list
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "pyo3" || s.ident == "pyfunction")
+        {
+            continue;
+        }
+        let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+        for window in tokens.windows(3) {
+            let [
+                TokenTree::Ident(kw),
+                TokenTree::Punct(eq),
+                TokenTree::Group(group),
+            ] = window
+            else {
+                continue;
+            };
+            if kw != "signature"
+                || eq.as_char() != '='
+                || group.delimiter() != Delimiter::Parenthesis
+            {
+                continue;
+            }
+            // Items split at the commas between them (a comma inside a default's generic
+            // arguments splits it too, but leaves its start, which is all that is read).
+            let mut items = vec![Vec::new()];
+            for token in group.stream() {
+                match &token {
+                    TokenTree::Punct(p) if p.as_char() == ',' => items.push(Vec::new()),
+                    _ => items.last_mut().expect("one item").push(token),
+                }
+            }
+            for item in items {
+                let Some(TokenTree::Ident(name)) = item.first() else {
+                    continue;
+                };
+                // `name = default` or `name: "annotation" = default`.
+                let eq_at = match item.get(1) {
+                    Some(TokenTree::Punct(p)) if p.as_char() == ':' => 3,
+                    _ => 1,
+                };
+                if !matches!(item.get(eq_at), Some(TokenTree::Punct(p)) if p.as_char() == '=') {
+                    continue;
+                }
+                let default = &item[eq_at + 1..];
+                let is_none = matches!(default, [TokenTree::Ident(none)] if none == "None");
+                let name = name.to_string();
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
+                defaults.push((name, is_none));
+            }
+        }
+    }
+    defaults
 }
 
 /// Whether the argument already says how it is extracted.

@@ -1,9 +1,12 @@
 //! Every shape `#[tensor_args]` names: a `#[pyfunction]` with `TensorArg`, `Option<TensorArg>`,
 //! `DataTypeLike`, `DeviceLike` and `Option<bool>` arguments; the methods of a `#[pymethods]`
 //! block (instance, static, class, constructor, renamed), with the attribute above the block;
-//! and an argument that says how it is extracted itself, left alone.
+//! a `mut` argument; arguments whose default is not `None` (`flag = false`, `copy = true`),
+//! which keep an extractor; an argument that says how it is extracted itself, left alone; and
+//! a call from Rust, which passes `x.into()` for a named argument.
 
 use dlpack_core::python::{DataTypeLike, DeviceLike, TensorArg, tensor_args};
+use dlpack_core::tensor::require::ReadWrite;
 use dlpack_core::{DataType, Device};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
@@ -24,6 +27,19 @@ fn weighted(
         Some(w) => x.iter().zip(w.as_slice()?).map(|(a, b)| a * b).sum(),
         None => x.iter().sum(),
     })
+}
+
+#[tensor_args]
+#[pyfunction(signature = (x, by, flag = false, copy = true))]
+pub fn scaled(
+    mut x: TensorArg<'_, f32, 1, ReadWrite>,
+    by: f32,
+    flag: bool,
+    copy: Option<bool>,
+) -> PyResult<()> {
+    let _ = (flag, copy);
+    x.iter_mut()?.for_each(|v| *v *= by);
+    Ok(())
 }
 
 fn len_of(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -69,6 +85,10 @@ impl Model {
     }
 }
 
+fn from_rust(x: TensorArg<'_, f32, 1>, w: TensorArg<'_, f32, 1>) -> PyResult<f32> {
+    weighted(x.into(), Some(w.into()), None, None, Some(true.into()))
+}
+
 fn main() {
-    let _ = (weighted, own_extractor);
+    let _ = (weighted, scaled, own_extractor, from_rust);
 }

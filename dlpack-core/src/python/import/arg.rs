@@ -346,9 +346,9 @@ impl<T: ArgType, const NDIM: usize, A: Requirement> core::fmt::Debug for TensorA
 /// A [`TensorArg`], read by name: what `#[tensor_args]`'s extractors call.
 impl<'a, T: ArgType, const NDIM: usize, A: Requirement> NamedArg<'a> for TensorArg<'a, T, NDIM, A> {
     #[inline(always)]
-    fn __extract_named(obj: &'a Bound<'_, PyAny>, names: Names) -> PyResult<Self> {
-        // SAFETY: `obj` is borrowed for 'a, so the object lives for 'a.
-        unsafe { Self::extract_as(obj, Some(names)) }
+    fn __extract_named(obj: Borrowed<'a, '_, PyAny>, names: Names) -> PyResult<Self> {
+        // SAFETY: a `Borrowed<'a, '_, PyAny>` is a reference to an object that lives for 'a.
+        unsafe { Self::extract_as(&obj, Some(names)) }
     }
 }
 

@@ -448,7 +448,7 @@ impl<'a, 'py, T: DlpackDevice> FromPyObject<'a, 'py> for DeviceLike<T> {
 /// Read by `#[tensor_args]`: a refusal names the function and the argument
 /// (`arange(): argument 'dtype': …`), as the same exception.
 impl<T: DlpackDataType> NamedArg<'_> for DataTypeLike<T> {
-    fn __extract_named(obj: &Bound<'_, PyAny>, names: Names) -> PyResult<Self> {
+    fn __extract_named(obj: Borrowed<'_, '_, PyAny>, names: Names) -> PyResult<Self> {
         obj.extract()
             .map_err(|err| named_error(obj.py(), err, names))
     }
@@ -456,7 +456,7 @@ impl<T: DlpackDataType> NamedArg<'_> for DataTypeLike<T> {
 
 /// Read by `#[tensor_args]`, as [`DataTypeLike`] is.
 impl<T: DlpackDevice> NamedArg<'_> for DeviceLike<T> {
-    fn __extract_named(obj: &Bound<'_, PyAny>, names: Names) -> PyResult<Self> {
+    fn __extract_named(obj: Borrowed<'_, '_, PyAny>, names: Names) -> PyResult<Self> {
         obj.extract()
             .map_err(|err| named_error(obj.py(), err, names))
     }

@@ -5,7 +5,7 @@ protocols with numpy, PaddlePaddle, TVM FFI and every other array library.
 
 from . import dlpack as dlpack
 from _typeshed import Incomplete, SupportsGetItem
-from dlpack_typing import TensorLike
+from dlpack_typing import DataTypeLike, DeviceLike, TensorLike
 from types import CapsuleType
 from typing import Any, Final, SupportsFloat, SupportsIndex, final
 
@@ -202,7 +202,7 @@ class Tensor:
         """
         Whether writing is refused (the producer flagged the data `READ_ONLY`).
         """
-    def same_shape(self, /, other) -> bool:
+    def same_shape(self, /, other: TensorLike) -> bool:
         """
         `t.same_shape(other)`: whether any tensor on the CPU has this tensor's shape; a typed
         argument of a method, named `Tensor.same_shape` in its errors (`#[tensor_args]` above
@@ -231,7 +231,7 @@ def _exchange_table_v2(chained: bool) -> CapsuleType:
     2, alone or with `Tensor`'s table as its `prev_api`, for the tests of consumers.
     """
 
-def arange(n: SupportsIndex, dtype) -> Tensor:
+def arange(n: SupportsIndex, dtype: DataTypeLike) -> Tensor:
     """
     `arange(n, dtype)`: `[0, 1, …, n - 1]` as a tensor of any dtype object.
     """
@@ -250,7 +250,7 @@ def device_of(obj: Any) -> Device:
     `Device`, a name) or of any tensor (through its `__dlpack_device__`).
     """
 
-def doubled(x) -> Any:
+def doubled(x: TensorLike) -> Any:
     """
     `doubled(x)`: `2 * x` for a float32 tensor of any library and shape, through a typed
     argument, handed back in the caller's library (`TensorArg::framework`), compact.
@@ -262,7 +262,7 @@ def dtype_of(obj: Any) -> DType:
     `DType`, a name) or of any tensor (read from its DLPack export, without a copy).
     """
 
-def empty(shape: SupportsGetItem[int, SupportsIndex], dtype, device=None) -> Tensor:
+def empty(shape: SupportsGetItem[int, SupportsIndex], dtype: DataTypeLike, device: DeviceLike | None = None) -> Tensor:
     """
     `empty(shape, dtype, device=None)`: a new tensor (zeroed) of any dtype object
     (`paddle.float16`, `DType.float16`, `"float16"`) on the CPU (the default) or, built with
@@ -270,7 +270,7 @@ def empty(shape: SupportsGetItem[int, SupportsIndex], dtype, device=None) -> Ten
     it); zeroed there on the library's stream.
     """
 
-def from_dlpack(obj: Any, /, *, device=None, copy=None) -> Any:
+def from_dlpack(obj: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Any:
     """
     `from_dlpack(obj, /, *, device=None, copy=None)`, dispatching as the RFC proposes: a tensor
     (`__dlpack__`, or a DLPack capsule) becomes a `Tensor` (zero-copy unless `copy=True`),
@@ -279,7 +279,7 @@ def from_dlpack(obj: Any, /, *, device=None, copy=None) -> Any:
     the dtypes and devices of NumPy, ml_dtypes, JAX, PyTorch and array-api-strict).
     """
 
-def gpu_nbytes(x) -> int:
+def gpu_nbytes(x: TensorLike) -> int:
     """
     `gpu_nbytes(x)`: the bytes of a tensor of any data type on a CUDA device (`require::Cuda`),
     read from its metadata alone, on the stream rule of `__dlpack__`; a tensor elsewhere is
@@ -292,13 +292,13 @@ def live() -> dict:
     "imports": …}`. The tests check that every count returns to where it was.
     """
 
-def mean(x) -> float:
+def mean(x: TensorLike) -> float:
     """
     `mean(x)`: the mean of a tensor of any data type with a Rust element type (a dispatch over
     `DataType`); a float8 one is refused by the dispatch, naming `mean()` and `x`.
     """
 
-def nbytes(x) -> int:
+def nbytes(x: TensorLike) -> int:
     """
     `nbytes(x)`: the bytes the elements of any tensor of any library, of any dtype and on any
     device, take (packed sub-byte elements counted as stored), read from the typed argument's
@@ -324,28 +324,28 @@ def negated_rust(x: Any) -> Any:
     that converts it by hand in Python (`numpy.from_dlpack(negated_rust(x))`).
     """
 
-def owned_and_written(a, b) -> float:
+def owned_and_written(a: TensorLike, b: TensorLike) -> float:
     """
     `owned_and_written(a, b)`: `a` held owned, `b` written.
     """
 
-def read_then_write(a, b) -> tuple[float, float]:
+def read_then_write(a: TensorLike, b: TensorLike) -> tuple[float, float]:
     """
     `read_then_write(a, b)`: reads `a[0]`, adds 10 to `b[0]`, and returns what it read first
     and what it reads of `a[0]` after.
     """
 
-def row_sums(x) -> list[float]:
+def row_sums(x: TensorLike) -> list[float]:
     """
     `row_sums(x)`: the sum of each row of a compact float32 matrix.
     """
 
-def scale(x, by: SupportsFloat | SupportsIndex) -> None:
+def scale(x: TensorLike, by: SupportsFloat | SupportsIndex) -> None:
     """
     `scale(x, by)`: multiplies the elements of a float32 or float64 tensor by `by`, in place.
     """
 
-def sum(x) -> float:
+def sum(x: TensorLike) -> float:
     """
     `sum(x)`: the sum of the elements of any float32 or float64 tensor of any library, in any
     strides, as a float. `x` is a typed argument, checked before the body runs (a tensor of
@@ -354,7 +354,7 @@ def sum(x) -> float:
     kernel is dispatched on its dtype.
     """
 
-def total_detached(x) -> float:
+def total_detached(x: TensorLike) -> float:
     """
     `total_detached(x)`: the sum of a float64 vector, computed with the GIL released: the
     argument holds the imported tensor, and is `Send`.
@@ -365,31 +365,31 @@ def view_meta(x: Any) -> tuple[str, list[int], list[int], int, int, tuple[int, i
     `view_meta(x)`: the metadata `with_tensor_view` lends of any tensor.
     """
 
-def weighted_sum(x, weights=None) -> float:
+def weighted_sum(x: TensorLike, weights: TensorLike | None = None) -> float:
     """
     `weighted_sum(x, weights=None)`: the sum of a float32 vector, each element times its
     weight when `weights` is given (an `Option<TensorArg>`, `None` when left out or `None`).
     """
 
-def write_both(a, b) -> float:
+def write_both(a: TensorLike, b: TensorLike) -> float:
     """
     `write_both(a, b)`: writes 1 to `a[0]`, then 2 to `b[0]`, and returns `a[0]`: 1.0, unless
     the two alias, which the borrow table refuses before the body runs.
     """
 
-def write_calling(x, callback: Any) -> Any:
+def write_calling(x: TensorLike, callback: Any) -> Any:
     """
     `write_calling(x, callback)`: holds `x` writable while `callback()` runs, then adds 1 to
     each element; returns what `callback()` returned.
     """
 
-def write_failing(x, how: str) -> None:
+def write_failing(x: TensorLike, how: str) -> None:
     """
     `write_failing(x, how)`: holds `x` writable, then raises (`how="error"`) or panics
     (`how="panic"`): the argument is released either way.
     """
 
-def write_importing(x, y: Any) -> float:
+def write_importing(x: TensorLike, y: Any) -> float:
     """
     `write_importing(x, y)`: holds `x` writable and imports `y` (`import_tensor`) meanwhile,
     returning the sum of what it imported.
@@ -400,7 +400,7 @@ def write_unnamed(a: TensorLike, b: TensorLike) -> float:
     `write_unnamed(a, b)`: `write_both` without `#[tensor_args]`, whose refusal names neither.
     """
 
-def write_viewing(x, y: Any) -> float:
+def write_viewing(x: TensorLike, y: Any) -> float:
     """
     `write_viewing(x, y)`: holds `x` writable and sums `y` through `with_tensor_view` meanwhile.
     """
