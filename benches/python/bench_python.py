@@ -40,12 +40,18 @@
   rust-numpy's `PyReadonlyArray1<f32>` extraction of a NumPy array, both in
   `dlpack_numpy_peer` (benches/python/numpy_peer, built for the report only), target <= 1.5x.
   Skipped with the reason when paddle or the peer extension is absent.
+- A result handed back in the caller's library (`dlpack_core::python::Framework`):
+  `dlpack_demo.negated(x)` against `numpy.from_dlpack(dlpack_demo.negated_rust(x))`, the same
+  kernel returning our tensor converted by hand, for a NumPy array, a PyTorch tensor
+  (`torch.from_dlpack`) and a JAX array (`jax.numpy.from_dlpack`), target <= 1.2x
+  (`--only framework` times these lines alone, as `--only typed` the typed ones). Skipped
+  with the reason when PyTorch or JAX is absent.
 
 Each timing is the least over REPEAT runs of NUMBER calls, per call, in nanoseconds.
 Writes a JSON list for benches/report.py: {name, ours_ns, peer, peer_ns, target} or
 {name, skip}.
 
-Usage: python bench_python.py --out results.json [--repeat 15]
+Usage: python bench_python.py --out results.json [--repeat 15] [--only framework|typed]
 """
 
 import argparse
@@ -89,7 +95,17 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
     parser.add_argument("--repeat", type=int, default=15)
+    groups = {"framework": framework_lines, "typed": typed_lines}
+    parser.add_argument("--only", choices=sorted(groups),
+                        help="time one group of lines alone (framework_lines, typed_lines)")
     args = parser.parse_args()
+    if args.only:
+        results = groups[args.only](args.repeat)
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
+        for r in results:
+            print(r)
+        return
 
     import numpy
     import dlpack_demo
@@ -217,19 +233,46 @@ def exchange_lines(repeat):
 def framework_lines(repeat):
     """A result handed back in the caller's library by `Framework` (`dlpack_demo.negated(x)`)
     against the same kernel returning this crate's tensor, converted by hand in Python
-    (`numpy.from_dlpack(dlpack_demo.negated_rust(x))`): both hand the result over without a
-    copy, so the line is what finding the library and calling its `from_dlpack` from Rust
-    costs beside calling it from Python."""
+    (`numpy.from_dlpack(dlpack_demo.negated_rust(x))`), for a NumPy array, a PyTorch tensor
+    and a JAX array of 8 float32s: both hand the result over without a copy, so the line is
+    what finding the library and calling its `from_dlpack` from Rust costs beside calling it
+    from Python. Target <= 1.2x; PyTorch and JAX are skipped with the reason when absent."""
     import numpy
     import dlpack_demo
 
-    x = numpy.ones(8, dtype=numpy.float32)
-    assert dlpack_demo.negated(x).tolist() == numpy.from_dlpack(dlpack_demo.negated_rust(x)).tolist()
-    return compared([("result in the caller's library (ndarray, dlpack_demo.negated)",
-                      lambda: dlpack_demo.negated(x),
-                      "numpy.from_dlpack(negated_rust(x)) by hand",
-                      lambda: numpy.from_dlpack(dlpack_demo.negated_rust(x)))],
-                    50_000, repeat, 1.2)
+    def by_hand(from_dlpack):
+        return lambda x: from_dlpack(dlpack_demo.negated_rust(x))
+
+    # (label, peer, make x, the library's from_dlpack, calls a round): JAX's from_dlpack takes
+    # tens of microseconds, so its rounds are shorter.
+    libraries = [("ndarray", "numpy.from_dlpack", lambda: numpy.ones(8, dtype=numpy.float32),
+                  lambda: numpy.from_dlpack, 50_000)]
+    results = []
+    for label, module, number in (("torch tensor", "torch", 50_000),
+                                  ("jax array", "jax.numpy", 1_000)):
+        try:
+            library = __import__(module, fromlist=["from_dlpack"])
+        except Exception as e:  # either is optional here, and may fail to import in many ways
+            name = f"result in the caller's library ({label}, dlpack_demo.negated)"
+            results.append({"name": name,
+                            "skip": f"{module} does not import ({e.__class__.__name__}: {e})"})
+            continue
+        libraries.append((label, f"{module}.from_dlpack",
+                          lambda library=library: library.ones(8, dtype=library.float32),
+                          lambda library=library: library.from_dlpack, number))
+    lines = []
+    for label, peer, make, from_dlpack, number in libraries:
+        x, hand = make(), by_hand(from_dlpack())
+        # Both sides must give the same library's array with the same values before they
+        # are timed.
+        ours, theirs = dlpack_demo.negated(x), hand(x)
+        assert type(ours) is type(theirs) is type(x), (type(ours), type(theirs), type(x))
+        assert numpy.asarray(ours).tolist() == numpy.asarray(theirs).tolist() == [-1.0] * 8
+        lines += compared([(f"result in the caller's library ({label}, dlpack_demo.negated)",
+                            lambda x=x: dlpack_demo.negated(x),
+                            f"{peer}(negated_rust(x)) by hand",
+                            lambda x=x, hand=hand: hand(x))], number, repeat, 1.2)
+    return lines + results
 
 
 def typed_lines(repeat):
