@@ -52,7 +52,7 @@ use decide::Own;
 ///
 /// ```
 /// use dlpack_core::cuda::{self, CudaBuffer, StreamArg};
-/// use dlpack_core::python::{import_tensor_on_stream, to_python};
+/// use dlpack_core::python::{DlpackRequest, ExportPlan, import_tensor_on_stream};
 /// use dlpack_core::Device;
 /// use pyo3::prelude::*;
 ///
@@ -71,7 +71,9 @@ use decide::Own;
 ///         None,
 ///     )?;
 ///     let buffer = CudaBuffer::from_host(&stream, &[1_u8, 2, 3], &[3])?;
-///     let tensor = to_python(py, &buffer.into_dlpack()?)?;
+///     let version = (1, 3).into_pyobject(py)?;
+///     let request = DlpackRequest::new(None, Some(version.as_any()), None, None)?;
+///     let capsule = request.answer(py, ExportPlan::Share, buffer.into_dlpack()?)?;
 ///     let producer = globals.get_item("Producer")?.unwrap().call1((capsule,))?;
 ///
 ///     let tensor = import_tensor_on_stream(&producer, None, None, &stream)?;
