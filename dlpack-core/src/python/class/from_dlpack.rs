@@ -3,12 +3,11 @@
 use pyo3::BoundObject;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-
-use super::methods::{DataTypeClass, DeviceClass, new_data_type, new_device};
-use crate::Device;
 use pyo3::types::PyString;
 
+use super::methods::{DataTypeClass, DeviceClass, new_data_type, new_device};
 use super::names::python_error;
+use crate::Device;
 use crate::python::ValueKind;
 use crate::python::message::type_name;
 use crate::python::values::classify::{ClassKind, object_kind};
@@ -110,9 +109,9 @@ where
     PyErr: From<T::Error>,
 {
     let py = obj.py();
-    // A name is read once, as what it names: `from_dlpack("cuda:1")` costs what
-    // `Device("cuda:1")` does, and a little more.
-    // The class is classified once, for both questions below.
+    // The class is classified once, for both questions below; a name is read once, as what
+    // it names, so `from_dlpack("cuda:1")` costs what `Device("cuda:1")` does, and a little
+    // more.
     let class_kind = object_kind(obj)?;
     if let ClassKind::Recognised(Recognised::Name) = class_kind {
         let named = read_name(obj.cast::<PyString>()?.to_str()?)?;
